@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# pcierr top-level build. Each part of the tree brings its own make
+# fragment (*.mk); this file holds what they share.
+#
+#   make            build everything (module, library, tools)
+#   make check      unit tests, then the VM tests
+#   make demo       build, boot the test VM, show recovery
+#   make install    DESTDIR= PREFIX= honoured
+
+PREFIX  ?= /usr
+DESTDIR ?=
+BUILD   ?= build
+
+# The module builds against the Debian kernel the test VM boots (the host
+# kernel here has neither modules nor headers). Override with KDIR=.
+KVER    ?= $(shell scripts/vm-kernel-version 2>/dev/null)
+KDIR    ?= /lib/modules/$(KVER)/build
+
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+WARNFLAGS := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
+	-Wmissing-prototypes -Wstrict-prototypes -Wformat=2
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -fPIC -D_GNU_SOURCE $(WARNFLAGS) \
+	-I$(CURDIR)/kernel/pcierr_shim/uapi -I$(CURDIR)/lib/libpcierr/include
+NL_CFLAGS := $(shell $(PKG_CONFIG) --cflags libnl-genl-3.0 2>/dev/null)
+NL_LIBS   := $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+.PHONY: all check demo install clean deps unit-check vm-check bench
+all:
+
+deps:
+	scripts/install-deps
+
+include kernel/kernel.mk
+include lib/libpcierr/libpcierr.mk
+include tests/unit/unit.mk
+include tests/vm/vm.mk
+
+check: deps
+	$(MAKE) all
+	$(MAKE) unit-check
+	$(MAKE) vm-check
+
+demo: deps
+	$(MAKE) all
+	$(MAKE) vm-demo
+
+clean:
+	rm -rf $(BUILD)
