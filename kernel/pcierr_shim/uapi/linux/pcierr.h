@@ -322,4 +322,44 @@ enum pcierr_stat {
 };
 #define PCIERR_STAT_MAX (__PCIERR_STAT_MAX - 1)
 
+/*
+ * Details settled by pcierr_shim (version 1), in addition to the above:
+ *
+ * - A bridge on a root bus (a root port) is not a PE of its own: it is
+ *   listed, with PCIERR_DEV_F_BRIDGE, in the PE it heads. Any other bridge
+ *   is listed in the PE of the bus it sits on and heads a PE of its own.
+ *   A lone root-bus device's PE is remembered when its device is removed
+ *   (PE state REMOVED, no devices), so that RESCAN and ENABLE can name it.
+ * - Bridges are listed but never frozen, reported to or restored: freeze,
+ *   REPORT, ENABLE_IO and DISABLE's perm_failure act on the PE's other
+ *   devices. Devices on buses further down belong to other PEs; REMOVE and
+ *   DISABLE remove them with their bridge, and a hot reset resets them
+ *   too (the PCI core saves and restores their config space around it).
+ * - A well-formed address naming no PE or device fails with ENODEV; a
+ *   malformed one (not "DDDD:BB:DD.F", domain 4-8 hex digits) with
+ *   EINVAL. An operation on a PE that went away fails with ENODEV.
+ * - INJECT replies only once the freeze is in effect. PCIERR_A_STATE
+ *   defaults to FROZEN for INJECT and for REPORT ERROR_DETECTED;
+ *   PCIERR_A_RESET_TYPE defaults to HOT.
+ * - REPORT results: RESUME answers RECOVERED for a device whose driver has
+ *   a resume callback; a device in PERM_FAILURE answers DISCONNECT to
+ *   ERROR_DETECTED and RESUME without its driver being called (the
+ *   channel state perm_failure is final, as in the PCI core). In the
+ *   merge, CAN_RECOVER wins over RECOVERED.
+ * - OP_DONE of DISABLE also carries PCIERR_A_RESULTS (the perm_failure
+ *   answers). The OP_DONE may arrive before the request's own reply.
+ * - RESET HOT on a bridge's PE uses the PCI core's pci_reset_bus() (the
+ *   hotplug slot's reset where there is one), which also calls the
+ *   drivers' reset_prepare/reset_done; then the healthy config space is
+ *   restored and the freeze is lifted; channel states stay as they are
+ *   until RESUME. FUNDAMENTAL is not available on x86 (EOPNOTSUPP).
+ * - WATCH: the interval is 0 or 10 to 3600000 ms. The watchdog reads each
+ *   device's vendor id; a device that stops answering raises one event.
+ * - The event queue (module parameter event_queue_len, default 256) holds
+ *   that many entries including one kept for the OVERFLOW marker.
+ * - When the module unloads, the family goes away (the generic netlink
+ *   controller announces CTRL_CMD_DELFAMILY on its "notify" group):
+ *   listeners learn it there, the events group itself just falls silent.
+ */
+
 #endif /* _UAPI_LINUX_PCIERR_H */

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# kernel/kernel.mk: the pcierr_shim module, included by the top-level
+# Makefile (which defines KDIR). Out-of-tree kbuild writes its objects
+# next to the sources in kernel/pcierr_shim/.
+#
+#   make module          build kernel/pcierr_shim/pcierr_shim.ko
+#   make module-check    rebuild with sparse (C=2) and W=1; fails on any
+#                        warning
+#   make module-clean
+
+PCIERR_SHIM_DIR := $(CURDIR)/kernel/pcierr_shim
+PCIERR_SHIM_KO  := $(PCIERR_SHIM_DIR)/pcierr_shim.ko
+
+.PHONY: module module-check module-clean
+all: module
+clean: module-clean
+
+module:
+	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) modules
+
+module-check:
+	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) check
+
+module-clean:
+	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) clean

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcierr detection and event delivery.
+ *
+ * A detection (any context) bumps the device's error generation, marks its
+ * PE frozen, asks for the hardware freeze and queues an event in a bounded
+ * ring, with its sequence number assigned at once. One work item applies
+ * the pending freezes and then delivers the queued events, in order, to
+ * the in-kernel notifier chain and the netlink multicast group. A full
+ * ring drops events (their sequence numbers stay used) and the drop is
+ * announced by an OVERFLOW marker queued where the gap is.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+#include "internal.h"
+
+enum pcierr_ev_type {
+	PCIERR_EV_EVENT,
+	PCIERR_EV_OVERFLOW,
+};
+
+struct pcierr_ev {
+	enum pcierr_ev_type type;
+	u64 seq;		/* EVENT: its number; OVERFLOW: the next one */
+	u64 dropped;		/* OVERFLOW */
+	u64 ts;
+	struct pci_dev *pdev;	/* EVENT: reference */
+	char pe[PCIERR_ADDR_MAX];
+	char dev[PCIERR_ADDR_MAX];
+	pci_channel_state_t state;
+	u32 time_unavail_ms;
+	u32 source;
+	u32 error_gen;
+};
+
+static DEFINE_SPINLOCK(pcierr_ev_lock);
+static struct pcierr_ev *pcierr_ring;
+static unsigned int pcierr_ring_size;
+static unsigned int pcierr_ring_head;
+static unsigned int pcierr_ring_count;
+static u64 pcierr_next_seq = 1;
+static LIST_HEAD(pcierr_freeze_list);
+
+static BLOCKING_NOTIFIER_HEAD(pcierr_chain);
+
+static void pcierr_event_work_fn(struct work_struct *work);
+static DECLARE_WORK(pcierr_event_work, pcierr_event_work_fn);
+
+static struct pcierr_ev *pcierr_ring_slot(unsigned int i)
+{
+	return &pcierr_ring[(pcierr_ring_head + i) % pcierr_ring_size];
+}
+
+int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
+		  unsigned int time_unavail_ms, enum pcierr_source source,
+		  u64 *seqp)
+{
+	struct pcierr_pe *pe = dev->pe;
+	struct pcierr_ev *ev, *tail;
+	unsigned long flags;
+	u64 seq, ts;
+	u32 gen;
+
+	if (READ_ONCE(pcierr_exiting))
+		return -ESHUTDOWN;
+
+	ts = ktime_get_ns();
+	gen = (u32)atomic_inc_return(&dev->error_gen);
+	pcierr_set_io_state(dev->pdev, state);
+
+	spin_lock_irqsave(&pe->lock, flags);
+	if (pe->state != PCIERR_PE_STATE_REMOVED &&
+	    pe->state != PCIERR_PE_STATE_DISABLED)
+		pe->state = PCIERR_PE_STATE_FROZEN;
+	pe->freeze_req++;
+	pe->loop_checks = 0;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	pcierr_stat_inc(PCIERR_STAT_FREEZES);
+
+	spin_lock_irqsave(&pcierr_ev_lock, flags);
+	if (list_empty(&pe->freeze_node)) {
+		pcierr_pe_get(pe);
+		list_add_tail(&pe->freeze_node, &pcierr_freeze_list);
+	}
+	seq = pcierr_next_seq++;
+	if (pcierr_ring_count < pcierr_ring_size - 1) {
+		ev = pcierr_ring_slot(pcierr_ring_count++);
+		ev->type = PCIERR_EV_EVENT;
+		ev->seq = seq;
+		ev->ts = ts;
+		ev->pdev = pci_dev_get(dev->pdev);
+		memcpy(ev->pe, pe->name, sizeof(ev->pe));
+		memcpy(ev->dev, dev->name, sizeof(ev->dev));
+		ev->state = state;
+		ev->time_unavail_ms = time_unavail_ms;
+		ev->source = source;
+		ev->error_gen = gen;
+	} else {
+		/* The last slot is kept for the overflow marker. */
+		tail = pcierr_ring_count ?
+		       pcierr_ring_slot(pcierr_ring_count - 1) : NULL;
+		if (!tail || tail->type != PCIERR_EV_OVERFLOW) {
+			tail = pcierr_ring_slot(pcierr_ring_count++);
+			tail->type = PCIERR_EV_OVERFLOW;
+			tail->dropped = 0;
+			tail->pdev = NULL;
+		}
+		tail->dropped++;
+		tail->seq = seq + 1;
+		pcierr_stat_inc(PCIERR_STAT_EVENTS_DROPPED);
+	}
+	spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+
+	queue_work(pcierr_wq, &pcierr_event_work);
+	if (seqp)
+		*seqp = seq;
+	return 0;
+}
+
+static void pcierr_event_deliver(struct pcierr_ev *ev)
+{
+	struct pcierr_overflow_info ov;
+	struct pcierr_event_info info;
+	bool live = !READ_ONCE(pcierr_exiting);
+
+	if (ev->type == PCIERR_EV_OVERFLOW) {
+		ov.dropped = ev->dropped;
+		ov.next_seq = ev->seq;
+		if (live) {
+			pcierr_nl_overflow(&ov);
+			blocking_notifier_call_chain(&pcierr_chain,
+						     PCIERR_NOTIFY_OVERFLOW,
+						     &ov);
+		}
+		return;
+	}
+
+	info.pdev = ev->pdev;
+	info.pe = ev->pe;
+	info.device = ev->dev;
+	info.state = ev->state;
+	info.time_unavail_ms = ev->time_unavail_ms;
+	info.source = ev->source;
+	info.seq = ev->seq;
+	info.timestamp_ns = ev->ts;
+	info.error_gen = ev->error_gen;
+	if (live) {
+		pcierr_nl_event(&info);
+		blocking_notifier_call_chain(&pcierr_chain, PCIERR_NOTIFY_EVENT,
+					     &info);
+		pcierr_stat_inc(PCIERR_STAT_EVENTS_SENT);
+	}
+	pci_dev_put(ev->pdev);
+}
+
+static void pcierr_event_work_fn(struct work_struct *work)
+{
+	struct pcierr_pe *pe;
+	struct pcierr_ev ev;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&pcierr_ev_lock, flags);
+		/* Freezes first: an event means "the PE is frozen". */
+		pe = list_first_entry_or_null(&pcierr_freeze_list,
+					      struct pcierr_pe, freeze_node);
+		if (pe) {
+			list_del_init(&pe->freeze_node);
+			spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+			pcierr_pe_apply_freeze(pe);
+			pcierr_pe_put(pe);
+			continue;
+		}
+		if (!pcierr_ring_count) {
+			spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+			break;
+		}
+		ev = *pcierr_ring_slot(0);
+		pcierr_ring_head = (pcierr_ring_head + 1) % pcierr_ring_size;
+		pcierr_ring_count--;
+		spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+
+		pcierr_event_deliver(&ev);
+		cond_resched();
+	}
+}
+
+int pcierr_event_init(void)
+{
+	pcierr_ring_size = clamp(event_queue_len, 2U, 65536U);
+	pcierr_ring = kcalloc(pcierr_ring_size, sizeof(*pcierr_ring),
+			      GFP_KERNEL);
+	return pcierr_ring ? 0 : -ENOMEM;
+}
+
+/* Deliver (or, while exiting, drop) everything queued so far. */
+void pcierr_event_flush(void)
+{
+	flush_work(&pcierr_event_work);
+}
+
+void pcierr_event_exit(void)
+{
+	/* pcierr_exiting is set: the work only releases what is queued. */
+	flush_work(&pcierr_event_work);
+	pcierr_event_work_fn(NULL);
+	kfree(pcierr_ring);
+	pcierr_ring = NULL;
+}
+
+/* The exported detection API. */
+
+int pcierr_report_failure(struct pci_dev *pdev, pci_channel_state_t state,
+			  unsigned int time_unavail_ms,
+			  enum pcierr_source source)
+{
+	struct pcierr_dev *dev;
+	int ret;
+
+	if (state != pci_channel_io_frozen &&
+	    state != pci_channel_io_perm_failure)
+		return -EINVAL;
+	if (source <= PCIERR_SOURCE_UNSPEC || source > PCIERR_SOURCE_MAX)
+		return -EINVAL;
+
+	rcu_read_lock();
+	dev = pcierr_dev_find_rcu(pdev);
+	ret = dev ? pcierr_detect(dev, state, time_unavail_ms, source, NULL) :
+		    -ENODEV;
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(pcierr_report_failure);
+
+static int pcierr_check(struct pci_dev *pdev)
+{
+	struct pcierr_dev *dev;
+	unsigned long loop = 0;
+	struct pcierr_pe *pe;
+	unsigned long flags;
+	bool frozen;
+	int ret = 0;
+	u32 id;
+
+	pcierr_stat_inc(PCIERR_STAT_ALL_ONES);
+	rcu_read_lock();
+	dev = pcierr_dev_find_rcu(pdev);
+	if (!dev)
+		goto out;
+	pe = dev->pe;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	frozen = pe->state != PCIERR_PE_STATE_NORMAL ||
+		 pci_channel_offline(pdev);
+	if (frozen)
+		loop = ++pe->loop_checks;
+	spin_unlock_irqrestore(&pe->lock, flags);
+
+	if (frozen) {
+		pcierr_stat_inc(PCIERR_STAT_IGNORED);
+		if (loop == PCIERR_LOOP_CHECKS)
+			pci_warn(pdev, "pcierr: driver keeps reading its frozen device (%u all-ones reads since the freeze): a driver bug\n",
+				 PCIERR_LOOP_CHECKS);
+		ret = 1;
+		goto out;
+	}
+
+	/* Config space bypassing the disconnected check: is it there? */
+	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn, PCI_VENDOR_ID,
+				      &id) || id == ~0U || id == 0) {
+		pcierr_detect(dev, pci_channel_io_frozen, 0,
+			      PCIERR_SOURCE_CHECK, NULL);
+		ret = 1;
+	} else {
+		pcierr_stat_inc(PCIERR_STAT_FALSE_POSITIVES);
+	}
+out:
+	rcu_read_unlock();
+	return ret;
+}
+
+int pcierr_check_failure(struct pci_dev *pdev)
+{
+	pcierr_stat_inc(PCIERR_STAT_CHECKS);
+	return pcierr_check(pdev);
+}
+EXPORT_SYMBOL_GPL(pcierr_check_failure);
+
+int pcierr_check_value(struct pci_dev *pdev, u32 val)
+{
+	pcierr_stat_inc(PCIERR_STAT_CHECKS);
+	if (val != ~0U)
+		return 0;
+	return pcierr_check(pdev);
+}
+EXPORT_SYMBOL_GPL(pcierr_check_value);
+
+int pcierr_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&pcierr_chain, nb);
+}
+EXPORT_SYMBOL_GPL(pcierr_register_notifier);
+
+int pcierr_unregister_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_unregister(&pcierr_chain, nb);
+}
+EXPORT_SYMBOL_GPL(pcierr_unregister_notifier);
+
+u32 pcierr_error_gen(struct pci_dev *pdev)
+{
+	struct pcierr_dev *dev;
+	u32 gen = 0;
+
+	rcu_read_lock();
+	dev = pcierr_dev_find_rcu(pdev);
+	if (dev)
+		gen = atomic_read(&dev->error_gen);
+	rcu_read_unlock();
+	return gen;
+}
+EXPORT_SYMBOL_GPL(pcierr_error_gen);
+
+void iochk_clear(struct iochk_cookie *cookie, struct pci_dev *pdev)
+{
+	struct pcierr_dev *dev;
+
+	cookie->pdev = pdev;
+	rcu_read_lock();
+	dev = pcierr_dev_find_rcu(pdev);
+	cookie->valid = dev;
+	cookie->error_gen = dev ? atomic_read(&dev->error_gen) : 0;
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(iochk_clear);
+
+int iochk_read(struct iochk_cookie *cookie)
+{
+	struct pcierr_dev *dev;
+	int ret = 1;
+
+	if (!cookie->valid)
+		return 1;
+	rcu_read_lock();
+	dev = pcierr_dev_find_rcu(cookie->pdev);
+	if (dev)
+		ret = (u32)atomic_read(&dev->error_gen) != cookie->error_gen ||
+		      pci_channel_offline(cookie->pdev);
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(iochk_read);

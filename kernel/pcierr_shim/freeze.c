@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The software freeze for platforms without hardware isolation (x86):
+ * every device of the PE gets memory and I/O decode and bus mastering
+ * switched off, INTx disabled and MSI-X masked (with bus mastering off a
+ * device cannot signal MSI either), and its error_state set. Bridges are
+ * not touched: the PE is the devices below the bridge.
+ *
+ * Config space is written with the pci_bus_* accessors, which still reach
+ * a device whose error_state is perm_failure.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "internal.h"
+
+#define PCIERR_CMD_DECODE	(PCI_COMMAND_MEMORY | PCI_COMMAND_IO)
+
+/* As the PCI core's pci_dev_set_io_state(): perm_failure is final. */
+bool pcierr_set_io_state(struct pci_dev *pdev, pci_channel_state_t state)
+{
+	pci_channel_state_t old;
+
+	if (state == pci_channel_io_perm_failure) {
+		xchg(&pdev->error_state, pci_channel_io_perm_failure);
+		return true;
+	}
+	if (state == pci_channel_io_frozen) {
+		old = cmpxchg(&pdev->error_state, pci_channel_io_normal,
+			      pci_channel_io_frozen);
+		return old != pci_channel_io_perm_failure;
+	}
+	if (state == pci_channel_io_normal) {
+		old = cmpxchg(&pdev->error_state, pci_channel_io_frozen,
+			      pci_channel_io_normal);
+		return old != pci_channel_io_perm_failure;
+	}
+	return false;
+}
+
+u32 pcierr_channel_state(pci_channel_state_t state)
+{
+	if (state == pci_channel_io_normal)
+		return PCIERR_STATE_NORMAL;
+	if (state == pci_channel_io_frozen)
+		return PCIERR_STATE_FROZEN;
+	if (state == pci_channel_io_perm_failure)
+		return PCIERR_STATE_PERM_FAILURE;
+	return PCIERR_STATE_UNSPEC;
+}
+
+pci_channel_state_t pcierr_pci_state(u32 state)
+{
+	switch (state) {
+	case PCIERR_STATE_FROZEN:
+		return pci_channel_io_frozen;
+	case PCIERR_STATE_PERM_FAILURE:
+		return pci_channel_io_perm_failure;
+	default:
+		return pci_channel_io_normal;
+	}
+}
+
+static void pcierr_freeze_dev(struct pcierr_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct pci_bus *bus = pdev->bus;
+	unsigned int devfn = pdev->devfn;
+	u16 cmd, flags;
+
+	if (READ_ONCE(dev->removed))
+		return;
+
+	mutex_lock(&dev->state_lock);
+	if (!dev->hw_frozen) {
+		/* Never seen healthy (no driver bound since load): now. */
+		if (!dev->healthy)
+			__pcierr_save_healthy(dev);
+		pci_bus_read_config_word(bus, devfn, PCI_COMMAND, &cmd);
+		if (cmd != 0xffff) {
+			dev->frozen_cmd = cmd;
+			cmd &= ~(PCIERR_CMD_DECODE | PCI_COMMAND_MASTER);
+			cmd |= PCI_COMMAND_INTX_DISABLE;
+			pci_bus_write_config_word(bus, devfn, PCI_COMMAND, cmd);
+		}
+		if (pdev->msix_cap) {
+			pci_bus_read_config_word(bus, devfn,
+						 pdev->msix_cap + PCI_MSIX_FLAGS,
+						 &flags);
+			if (flags != 0xffff) {
+				dev->frozen_msix = flags;
+				pci_bus_write_config_word(bus, devfn,
+							  pdev->msix_cap +
+							  PCI_MSIX_FLAGS,
+							  flags |
+							  PCI_MSIX_FLAGS_MASKALL);
+			}
+		}
+		dev->hw_frozen = true;
+	}
+	mutex_unlock(&dev->state_lock);
+	pcierr_set_io_state(pdev, pci_channel_io_frozen);
+}
+
+/* Apply the freezes detections asked for since the last call. */
+void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
+{
+	struct pcierr_dev **devs;
+	unsigned long flags;
+	unsigned long req;
+	bool todo;
+	int i, n;
+
+	mutex_lock(&pe->freeze_lock);
+	spin_lock_irqsave(&pe->lock, flags);
+	req = pe->freeze_req;
+	todo = req != pe->freeze_done;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	if (!todo)
+		goto out;
+
+	n = pcierr_pe_snapshot(pe, true, &devs);
+	if (n < 0) {
+		pr_err("PE %s: cannot freeze: out of memory\n", pe->name);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		pcierr_freeze_dev(devs[i]);
+	pcierr_snapshot_put(devs, n);
+
+	spin_lock_irqsave(&pe->lock, flags);
+	pe->freeze_done = req;
+	spin_unlock_irqrestore(&pe->lock, flags);
+out:
+	mutex_unlock(&pe->freeze_lock);
+}
+
+/*
+ * Lift the freeze of one device: decode on again (ENABLE_IO), and with
+ * @dma also bus mastering (if the driver still wants it), INTx and MSI-X
+ * as they were (RESUME). A reset clears the freeze by restoring the
+ * healthy config space instead.
+ */
+void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct pci_bus *bus = pdev->bus;
+	unsigned int devfn = pdev->devfn;
+	u16 cmd, flags;
+
+	mutex_lock(&dev->state_lock);
+	if (!dev->hw_frozen || READ_ONCE(dev->removed))
+		goto out;
+
+	pci_bus_read_config_word(bus, devfn, PCI_COMMAND, &cmd);
+	if (cmd != 0xffff) {
+		cmd |= dev->frozen_cmd & PCIERR_CMD_DECODE;
+		if (dma) {
+			if ((dev->frozen_cmd & PCI_COMMAND_MASTER) &&
+			    pdev->is_busmaster)
+				cmd |= PCI_COMMAND_MASTER;
+			cmd &= ~PCI_COMMAND_INTX_DISABLE;
+			cmd |= dev->frozen_cmd & PCI_COMMAND_INTX_DISABLE;
+		}
+		pci_bus_write_config_word(bus, devfn, PCI_COMMAND, cmd);
+	}
+	if (dma && pdev->msix_cap &&
+	    !(dev->frozen_msix & PCI_MSIX_FLAGS_MASKALL)) {
+		pci_bus_read_config_word(bus, devfn,
+					 pdev->msix_cap + PCI_MSIX_FLAGS,
+					 &flags);
+		if (flags != 0xffff)
+			pci_bus_write_config_word(bus, devfn,
+						  pdev->msix_cap +
+						  PCI_MSIX_FLAGS,
+						  flags &
+						  ~PCI_MSIX_FLAGS_MASKALL);
+	}
+	if (dma)
+		dev->hw_frozen = false;
+out:
+	mutex_unlock(&dev->state_lock);
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcierr REMOVE, RESCAN, DISABLE and ENABLE: hot-unplug and rescan of a
+ * PE under pci_lock_rescan_remove(), and keeping a disabled PE's devices
+ * away: a device that reappears on it gets a driver_override naming no
+ * driver (so nothing binds) and is removed again from work context.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+struct pcierr_kick {
+	struct work_struct work;
+	struct pcierr_dev *dev;		/* reference */
+};
+
+static bool pcierr_pe_disabled(struct pcierr_pe *pe)
+{
+	unsigned long flags;
+	bool disabled;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	disabled = pe->disabled;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	return disabled;
+}
+
+static struct pci_dev *pcierr_pe_head(struct pcierr_pe *pe)
+{
+	struct pci_dev *head;
+
+	mutex_lock(&pcierr_topo_lock);
+	head = pci_dev_get(pe->head);
+	mutex_unlock(&pcierr_topo_lock);
+	return head;
+}
+
+/* Caller holds pci_lock_rescan_remove(). Returns how many were removed. */
+static int pcierr_remove_devices(struct pcierr_pe *pe)
+{
+	struct pci_dev *head, *pdev, *tmp;
+	int n = 0;
+
+	head = pcierr_pe_head(pe);
+	if (!head)
+		return 0;
+	if (pe->root_single) {
+		pci_stop_and_remove_bus_device(head);
+		n = 1;
+	} else if (head->subordinate) {
+		list_for_each_entry_safe_reverse(pdev, tmp,
+						 &head->subordinate->devices,
+						 bus_list) {
+			pci_dev_get(pdev);
+			pci_stop_and_remove_bus_device(pdev);
+			pci_dev_put(pdev);
+			n++;
+		}
+	}
+	pci_dev_put(head);
+	return n;
+}
+
+/* Caller holds pci_lock_rescan_remove(). */
+static int pcierr_rescan_devices(struct pcierr_pe *pe)
+{
+	struct pci_dev *head;
+	struct pci_bus *bus;
+	int ret = 0;
+
+	if (pe->root_single) {
+		bus = pci_find_bus(pe->domain, pe->busnr);
+		if (!bus)
+			return -ENODEV;
+		pci_rescan_bus(bus);
+		return 0;
+	}
+	head = pcierr_pe_head(pe);
+	if (head && head->subordinate) {
+		/* As pci_rescan_bus_bridge_resize() (not exported) does. */
+		bus = head->subordinate;
+		pci_scan_child_bus(bus);
+		pci_assign_unassigned_bridge_resources(head);
+		pci_bus_add_devices(bus);
+	} else {
+		ret = -ENODEV;
+	}
+	pci_dev_put(head);
+	return ret;
+}
+
+void pcierr_op_remove(struct pcierr_op *op)
+{
+	struct pcierr_pe *pe = op->pe;
+
+	pci_lock_rescan_remove();
+	pcierr_remove_devices(pe);
+	pci_unlock_rescan_remove();
+	if (!pcierr_pe_disabled(pe))
+		pcierr_pe_set_state(pe, PCIERR_PE_STATE_REMOVED);
+	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
+}
+
+void pcierr_op_rescan(struct pcierr_op *op)
+{
+	struct pcierr_pe *pe = op->pe;
+	bool disabled;
+
+	pci_lock_rescan_remove();
+	op->err = pcierr_rescan_devices(pe);
+	/* A disabled PE keeps its devices away: no need to wait for it. */
+	disabled = pcierr_pe_disabled(pe);
+	if (disabled)
+		pcierr_remove_devices(pe);
+	pci_unlock_rescan_remove();
+	if (!op->err && !disabled)
+		pcierr_pe_set_state(pe, PCIERR_PE_STATE_NORMAL);
+	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
+}
+
+void pcierr_op_disable(struct pcierr_op *op)
+{
+	struct pcierr_pe *pe = op->pe;
+	struct pcierr_dev **devs;
+	unsigned long flags;
+	int i, n;
+	u32 r;
+
+	/* First, so that nothing comes back while we work. */
+	spin_lock_irqsave(&pe->lock, flags);
+	pe->disabled = true;
+	spin_unlock_irqrestore(&pe->lock, flags);
+
+	n = pcierr_pe_snapshot(pe, true, &devs);
+	if (n >= 0) {
+		if (!pcierr_op_alloc_results(op, n)) {
+			for (i = 0; i < n; i++) {
+				r = pcierr_report_one(devs[i],
+						      PCIERR_STEP_PERM_FAILURE,
+						      0);
+				pcierr_op_add_result(op, devs[i]->name, r);
+			}
+		}
+		pcierr_snapshot_put(devs, n);
+	}
+
+	pci_lock_rescan_remove();
+	pcierr_remove_devices(pe);
+	pci_unlock_rescan_remove();
+	pcierr_pe_set_state(pe, PCIERR_PE_STATE_DISABLED);
+	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
+	pr_info("PE %s permanently disabled\n", pe->name);
+}
+
+void pcierr_op_enable(struct pcierr_op *op)
+{
+	struct pcierr_pe *pe = op->pe;
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	was = pe->disabled;
+	pe->disabled = false;
+	spin_unlock_irqrestore(&pe->lock, flags);
+
+	pci_lock_rescan_remove();
+	/* Devices still kept away carry our override: start afresh. */
+	if (was)
+		pcierr_remove_devices(pe);
+	op->err = pcierr_rescan_devices(pe);
+	pci_unlock_rescan_remove();
+	pcierr_pe_set_state(pe, PCIERR_PE_STATE_NORMAL);
+	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
+	if (was)
+		pr_info("PE %s enabled again\n", pe->name);
+}
+
+static void pcierr_kick_fn(struct work_struct *work)
+{
+	struct pcierr_kick *kick = container_of(work, struct pcierr_kick,
+						work);
+	struct pcierr_dev *dev = kick->dev;
+
+	pci_lock_rescan_remove();
+	if (pcierr_pe_disabled(dev->pe) && !READ_ONCE(dev->removed))
+		pci_stop_and_remove_bus_device(dev->pdev);
+	pci_unlock_rescan_remove();
+	pcierr_dev_put(dev);
+	kfree(kick);
+}
+
+/* From the bus notifier (ADD_DEVICE), without pcierr_topo_lock. */
+void pcierr_keep_away(struct pcierr_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct pcierr_kick *kick;
+	int ret;
+
+	ret = driver_set_override(&pdev->dev, &pdev->driver_override,
+				  PCIERR_DISABLED_OVERRIDE,
+				  strlen(PCIERR_DISABLED_OVERRIDE));
+	if (ret)
+		pci_warn(pdev, "pcierr: cannot keep device away: %d\n", ret);
+	pci_info(pdev, "pcierr: PE %s is disabled: device kept away\n",
+		 dev->pe->name);
+
+	if (READ_ONCE(pcierr_exiting))
+		return;
+	kick = kzalloc(sizeof(*kick), GFP_KERNEL);
+	if (!kick)
+		return;
+	kref_get(&dev->kref);
+	kick->dev = dev;
+	INIT_WORK(&kick->work, pcierr_kick_fn);
+	queue_work(pcierr_wq, &kick->work);
+}

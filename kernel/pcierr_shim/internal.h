@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pcierr_shim internals shared between its files.
+ *
+ * Locking, outermost first:
+ *   pci_lock_rescan_remove() -> device_lock() -> pcierr_topo_lock
+ *	-> pe->freeze_lock / dev->state_lock -> pe->lock -> pcierr_ev_lock
+ * pcierr_topo_lock (mutex) guards the PE list, PE membership and cached
+ * device data; the bus notifier takes it, so nobody may call into PCI
+ * topology changes, driver callbacks or device_lock() while holding it.
+ * pe->lock and pcierr_ev_lock are irq-safe spinlocks (detection may run
+ * in hard interrupt context). Lookups from atomic context go through an
+ * RCU hash of struct pcierr_dev keyed by the pci_dev pointer.
+ */
+#ifndef _PCIERR_INTERNAL_H
+#define _PCIERR_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+
+#include "pcierr.h"
+
+#define PCIERR_DISABLED_OVERRIDE	"pcierr-disabled"
+#define PCIERR_LOOP_CHECKS		10000
+
+struct pcierr_pe {
+	struct list_head node;		/* pcierr_pes; topo_lock */
+	struct list_head devs;		/* pcierr_dev.pe_node; topo_lock */
+	struct kref kref;
+	char name[PCIERR_ADDR_MAX];
+	bool root_single;		/* a lone device on a root bus */
+	int domain;			/* root_single: where to rescan */
+	unsigned int busnr;
+	struct pci_dev *head;		/* bridge or lone device; topo_lock */
+	struct workqueue_struct *wq;	/* ordered: operations */
+	struct delayed_work watch_work;
+	struct work_struct release_work;
+	struct list_head freeze_node;	/* pending freezes; pcierr_ev_lock */
+	struct mutex freeze_lock;	/* hardware freeze writes */
+
+	spinlock_t lock;		/* everything below */
+	enum pcierr_pe_state state;
+	bool busy;
+	bool disabled;
+	bool dead;			/* unlinked from pcierr_pes */
+	unsigned long freeze_req;
+	unsigned long freeze_done;
+	unsigned int watch_ms;
+	unsigned long loop_checks;	/* ignored checks since the freeze */
+};
+
+struct pcierr_dev {
+	struct hlist_node hnode;	/* RCU hash; topo_lock for writers */
+	struct list_head pe_node;	/* pe->devs; topo_lock */
+	struct kref kref;
+	struct pci_dev *pdev;		/* reference */
+	struct pcierr_pe *pe;		/* reference, constant */
+	char name[PCIERR_ADDR_MAX];
+	u16 vendor, device, subvendor, subdevice;
+	u32 class;
+	u64 dsn;
+	bool bridge;
+	bool removed;			/* topo_lock (READ_ONCE elsewhere) */
+	bool gone_reported;		/* watchdog */
+	char *driver;			/* topo_lock: bound driver's name */
+	struct pci_driver *drv;		/* topo_lock: bound driver */
+	atomic_t error_gen;
+
+	struct mutex state_lock;	/* everything below */
+	struct pci_saved_state *healthy;
+	bool hw_frozen;
+	u16 frozen_cmd;			/* PCI_COMMAND before the freeze */
+	u16 frozen_msix;		/* MSI-X flags before the freeze */
+	struct rcu_work free_rwork;
+};
+
+struct pcierr_dev_result {
+	char name[PCIERR_ADDR_MAX];
+	u32 result;			/* enum pcierr_result */
+};
+
+struct pcierr_op {
+	struct work_struct work;
+	struct pcierr_pe *pe;		/* reference */
+	u64 id;
+	u8 cmd;				/* enum pcierr_cmd */
+	u32 step;			/* REPORT */
+	u32 state;			/* REPORT ERROR_DETECTED */
+	u32 reset_type;			/* RESET */
+	/* filled in by the operation */
+	struct pcierr_dev_result *res;
+	unsigned int nres;
+	u32 merged;			/* REPORT */
+	int err;			/* 0 or negative errno */
+	u32 pe_state;
+	u64 duration_ns;
+};
+
+/* main.c */
+extern struct workqueue_struct *pcierr_wq;
+extern bool pcierr_exiting;
+extern unsigned int event_queue_len;
+extern atomic64_t pcierr_stats[__PCIERR_STAT_MAX];
+
+static inline void pcierr_stat_inc(enum pcierr_stat s)
+{
+	atomic64_inc(&pcierr_stats[s]);
+}
+
+/* pe.c */
+extern struct mutex pcierr_topo_lock;
+extern struct list_head pcierr_pes;
+u32 pcierr_topo_gen(void);
+int pcierr_pe_init(void);
+void pcierr_pe_quiesce(void);
+void pcierr_pe_exit(void);
+void pcierr_pe_get(struct pcierr_pe *pe);
+void pcierr_pe_put(struct pcierr_pe *pe);
+void pcierr_dev_put(struct pcierr_dev *dev);
+struct pcierr_dev *pcierr_dev_find_rcu(struct pci_dev *pdev);
+struct pcierr_pe *pcierr_pe_lookup(const char *name);
+struct pcierr_dev *pcierr_dev_lookup(const char *name);
+int pcierr_pe_snapshot(struct pcierr_pe *pe, bool skip_bridges,
+		       struct pcierr_dev ***out);
+void pcierr_snapshot_put(struct pcierr_dev **devs, unsigned int n);
+u32 pcierr_pe_reset_types(struct pcierr_pe *pe);
+u32 pcierr_pe_flags(struct pcierr_pe *pe);
+u32 pcierr_dev_handlers(struct pcierr_dev *dev);
+enum pcierr_pe_state pcierr_pe_get_state(struct pcierr_pe *pe);
+void pcierr_pe_set_state(struct pcierr_pe *pe, enum pcierr_pe_state state);
+void pcierr_save_healthy(struct pcierr_dev *dev);
+void __pcierr_save_healthy(struct pcierr_dev *dev);
+
+/* event.c */
+int pcierr_event_init(void);
+void pcierr_event_flush(void);
+void pcierr_event_exit(void);
+int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
+		  unsigned int time_unavail_ms, enum pcierr_source source,
+		  u64 *seq);
+
+/* freeze.c */
+bool pcierr_set_io_state(struct pci_dev *pdev, pci_channel_state_t state);
+u32 pcierr_channel_state(pci_channel_state_t state);
+pci_channel_state_t pcierr_pci_state(u32 state);
+void pcierr_pe_apply_freeze(struct pcierr_pe *pe);
+void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma);
+
+/* recovery.c */
+u32 pcierr_report_one(struct pcierr_dev *dev, u32 step, u32 state);
+u32 pcierr_merge(u32 merged, u32 result);
+void pcierr_op_report(struct pcierr_op *op);
+void pcierr_op_enable_io(struct pcierr_op *op);
+
+/* reset.c */
+void pcierr_op_reset(struct pcierr_op *op);
+
+/* hotplug.c */
+void pcierr_op_remove(struct pcierr_op *op);
+void pcierr_op_rescan(struct pcierr_op *op);
+void pcierr_op_disable(struct pcierr_op *op);
+void pcierr_op_enable(struct pcierr_op *op);
+void pcierr_keep_away(struct pcierr_dev *dev);
+
+/* watchdog.c */
+int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);
+void pcierr_watch_fn(struct work_struct *work);
+
+/* op.c */
+int pcierr_op_submit(struct pcierr_pe *pe, struct pcierr_op *op, u64 *id);
+int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);
+void pcierr_op_add_result(struct pcierr_op *op, const char *name, u32 res);
+
+/* netlink.c */
+int pcierr_nl_init(void);
+void pcierr_nl_exit(void);
+void pcierr_nl_event(const struct pcierr_event_info *ev);
+void pcierr_nl_overflow(const struct pcierr_overflow_info *ov);
+void pcierr_nl_op_done(const struct pcierr_op *op);
+
+#endif /* _PCIERR_INTERNAL_H */

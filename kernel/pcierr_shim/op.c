@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcierr operations: one at a time per PE, run from the PE's own ordered
+ * work queue (never under a netlink lock), completed by an OP_DONE.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+static atomic64_t pcierr_op_ids = ATOMIC64_INIT(0);
+
+int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n)
+{
+	op->nres = 0;
+	op->res = kcalloc(n ? n : 1, sizeof(*op->res), GFP_KERNEL);
+	return op->res ? 0 : -ENOMEM;
+}
+
+/* Capacity was allocated by pcierr_op_alloc_results(). */
+void pcierr_op_add_result(struct pcierr_op *op, const char *name, u32 res)
+{
+	strscpy(op->res[op->nres].name, name, sizeof(op->res[0].name));
+	op->res[op->nres].result = res;
+	op->nres++;
+}
+
+static void pcierr_op_work(struct work_struct *work)
+{
+	struct pcierr_op *op = container_of(work, struct pcierr_op, work);
+	struct pcierr_pe *pe = op->pe;
+	unsigned long flags;
+	ktime_t start = ktime_get();
+
+	switch (op->cmd) {
+	case PCIERR_CMD_REPORT:
+		pcierr_op_report(op);
+		break;
+	case PCIERR_CMD_ENABLE_IO:
+		pcierr_op_enable_io(op);
+		break;
+	case PCIERR_CMD_RESET:
+		pcierr_op_reset(op);
+		break;
+	case PCIERR_CMD_REMOVE:
+		pcierr_op_remove(op);
+		break;
+	case PCIERR_CMD_RESCAN:
+		pcierr_op_rescan(op);
+		break;
+	case PCIERR_CMD_DISABLE:
+		pcierr_op_disable(op);
+		break;
+	case PCIERR_CMD_ENABLE:
+		pcierr_op_enable(op);
+		break;
+	default:
+		op->err = -EOPNOTSUPP;
+		break;
+	}
+	op->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	pcierr_stat_inc(PCIERR_STAT_OPS);
+	if (op->err)
+		pcierr_stat_inc(PCIERR_STAT_OPS_FAILED);
+
+	spin_lock_irqsave(&pe->lock, flags);
+	op->pe_state = pe->state;
+	/* Free before OP_DONE: its listener may send the next one at once. */
+	pe->busy = false;
+	spin_unlock_irqrestore(&pe->lock, flags);
+
+	pcierr_nl_op_done(op);
+	kfree(op->res);
+	kfree(op);
+	pcierr_pe_put(pe);
+}
+
+/* Takes @op over on success; returns 0, -EBUSY or -ENODEV. */
+int pcierr_op_submit(struct pcierr_pe *pe, struct pcierr_op *op, u64 *id)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	if (pe->dead)
+		ret = -ENODEV;
+	else if (pe->busy)
+		ret = -EBUSY;
+	else
+		pe->busy = true;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	if (ret)
+		return ret;
+
+	op->id = atomic64_inc_return(&pcierr_op_ids);
+	*id = op->id;
+	pcierr_pe_get(pe);
+	op->pe = pe;
+	INIT_WORK(&op->work, pcierr_op_work);
+	queue_work(pe->wq, &op->work);
+	return 0;
+}

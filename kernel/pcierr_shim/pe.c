@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcierr PE topology: every PCI device belongs to exactly one PE, the
+ * secondary bus of a bridge or a lone device on a root bus. Discovered at
+ * load, kept current by a PCI bus notifier (add, delete, bind, unbind).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hashtable.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+DEFINE_MUTEX(pcierr_topo_lock);
+LIST_HEAD(pcierr_pes);
+static DEFINE_HASHTABLE(pcierr_dev_hash, 8);
+static atomic_t pcierr_topo_generation = ATOMIC_INIT(1);
+
+u32 pcierr_topo_gen(void)
+{
+	return atomic_read(&pcierr_topo_generation);
+}
+
+/* The generation is never 0: netlink dumps treat 0 as "not checked". */
+static void pcierr_topo_changed(void)
+{
+	if (atomic_inc_return(&pcierr_topo_generation) == 0)
+		atomic_inc(&pcierr_topo_generation);
+}
+
+static void pcierr_pe_release_work(struct work_struct *work)
+{
+	struct pcierr_pe *pe = container_of(work, struct pcierr_pe,
+					    release_work);
+
+	destroy_workqueue(pe->wq);
+	pci_dev_put(pe->head);
+	kfree(pe);
+}
+
+static void pcierr_pe_release(struct kref *kref)
+{
+	struct pcierr_pe *pe = container_of(kref, struct pcierr_pe, kref);
+
+	/* Never destroy the PE's work queue from one of its own works. */
+	queue_work(pcierr_wq, &pe->release_work);
+}
+
+void pcierr_pe_get(struct pcierr_pe *pe)
+{
+	kref_get(&pe->kref);
+}
+
+void pcierr_pe_put(struct pcierr_pe *pe)
+{
+	if (pe)
+		kref_put(&pe->kref, pcierr_pe_release);
+}
+
+static void pcierr_dev_free_work(struct work_struct *work)
+{
+	struct pcierr_dev *dev = container_of(to_rcu_work(work),
+					      struct pcierr_dev, free_rwork);
+
+	kfree(dev->healthy);
+	kfree(dev->driver);
+	pci_dev_put(dev->pdev);
+	pcierr_pe_put(dev->pe);
+	kfree(dev);
+}
+
+static void pcierr_dev_release(struct kref *kref)
+{
+	struct pcierr_dev *dev = container_of(kref, struct pcierr_dev, kref);
+
+	/* Readers in atomic context may still see it until a grace period. */
+	INIT_RCU_WORK(&dev->free_rwork, pcierr_dev_free_work);
+	queue_rcu_work(pcierr_wq, &dev->free_rwork);
+}
+
+void pcierr_dev_put(struct pcierr_dev *dev)
+{
+	if (dev)
+		kref_put(&dev->kref, pcierr_dev_release);
+}
+
+/* Caller holds rcu_read_lock() (or pcierr_topo_lock). */
+struct pcierr_dev *pcierr_dev_find_rcu(struct pci_dev *pdev)
+{
+	struct pcierr_dev *dev;
+
+	hash_for_each_possible_rcu(pcierr_dev_hash, dev, hnode,
+				   (unsigned long)pdev,
+				   lockdep_is_held(&pcierr_topo_lock))
+		if (dev->pdev == pdev)
+			return dev;
+	return NULL;
+}
+
+static struct pcierr_pe *pcierr_pe_find_locked(const char *name)
+{
+	struct pcierr_pe *pe;
+
+	list_for_each_entry(pe, &pcierr_pes, node)
+		if (!strcmp(pe->name, name))
+			return pe;
+	return NULL;
+}
+
+struct pcierr_pe *pcierr_pe_lookup(const char *name)
+{
+	struct pcierr_pe *pe;
+
+	mutex_lock(&pcierr_topo_lock);
+	pe = pcierr_pe_find_locked(name);
+	if (pe)
+		pcierr_pe_get(pe);
+	mutex_unlock(&pcierr_topo_lock);
+	return pe;
+}
+
+struct pcierr_dev *pcierr_dev_lookup(const char *name)
+{
+	struct pcierr_dev *dev;
+	struct pcierr_pe *pe;
+
+	mutex_lock(&pcierr_topo_lock);
+	list_for_each_entry(pe, &pcierr_pes, node) {
+		list_for_each_entry(dev, &pe->devs, pe_node) {
+			if (!strcmp(dev->name, name)) {
+				kref_get(&dev->kref);
+				mutex_unlock(&pcierr_topo_lock);
+				return dev;
+			}
+		}
+	}
+	mutex_unlock(&pcierr_topo_lock);
+	return NULL;
+}
+
+static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
+						  bool root_single,
+						  struct pci_dev *head)
+{
+	struct pcierr_pe *pe, *pos;
+
+	pe = kzalloc(sizeof(*pe), GFP_KERNEL);
+	if (!pe)
+		return NULL;
+	strscpy(pe->name, name, sizeof(pe->name));
+	pe->wq = alloc_ordered_workqueue("pcierr/%s", 0, name);
+	if (!pe->wq) {
+		kfree(pe);
+		return NULL;
+	}
+	kref_init(&pe->kref);		/* the list's reference */
+	INIT_LIST_HEAD(&pe->devs);
+	INIT_LIST_HEAD(&pe->freeze_node);
+	INIT_DELAYED_WORK(&pe->watch_work, pcierr_watch_fn);
+	INIT_WORK(&pe->release_work, pcierr_pe_release_work);
+	mutex_init(&pe->freeze_lock);
+	spin_lock_init(&pe->lock);
+	pe->state = PCIERR_PE_STATE_NORMAL;
+	pe->root_single = root_single;
+	pe->domain = pci_domain_nr(head->bus);
+	pe->busnr = head->bus->number;
+	pe->head = pci_dev_get(head);
+
+	/* Keep the list sorted by address: dumps come out in bus order. */
+	list_for_each_entry(pos, &pcierr_pes, node)
+		if (strcmp(pos->name, name) > 0)
+			break;
+	list_add_tail(&pe->node, &pos->node);
+	pcierr_topo_changed();
+	return pe;
+}
+
+/* The PE headed by @bridge (its secondary bus). */
+static struct pcierr_pe *pcierr_pe_for_bridge_locked(struct pci_dev *bridge)
+{
+	struct pcierr_pe *pe = pcierr_pe_find_locked(pci_name(bridge));
+
+	if (pe)
+		return pe;
+	return pcierr_pe_create_locked(pci_name(bridge), false, bridge);
+}
+
+/* The PE @pdev is a member of. */
+static struct pcierr_pe *pcierr_pe_for_dev_locked(struct pci_dev *pdev)
+{
+	struct pcierr_pe *pe;
+	unsigned long flags;
+
+	if (pdev->bus->self)
+		return pcierr_pe_for_bridge_locked(pdev->bus->self);
+	/* On a root bus: a bridge is listed in the PE it heads. */
+	if (pci_is_bridge(pdev))
+		return pcierr_pe_for_bridge_locked(pdev);
+
+	pe = pcierr_pe_find_locked(pci_name(pdev));
+	if (!pe)
+		return pcierr_pe_create_locked(pci_name(pdev), true, pdev);
+	/* A lone device coming back to its remembered PE. */
+	if (!pe->head) {
+		pe->head = pci_dev_get(pdev);
+		spin_lock_irqsave(&pe->lock, flags);
+		if (pe->state == PCIERR_PE_STATE_REMOVED)
+			pe->state = PCIERR_PE_STATE_NORMAL;
+		spin_unlock_irqrestore(&pe->lock, flags);
+	}
+	return pe;
+}
+
+static void pcierr_dev_set_driver_locked(struct pcierr_dev *dev,
+					 struct device_driver *drv)
+{
+	kfree(dev->driver);
+	dev->driver = drv ? kstrdup(drv->name, GFP_KERNEL) : NULL;
+	dev->drv = drv ? to_pci_driver(drv) : NULL;
+}
+
+/*
+ * Which recovery callbacks the bound driver has now (a driver may change
+ * its err_handler at run time). Caller holds pcierr_topo_lock: dev->drv is
+ * cleared under it before the driver is unbound, so the driver (and its
+ * err_handler) cannot go away under us.
+ */
+u32 pcierr_dev_handlers(struct pcierr_dev *dev)
+{
+	const struct pci_error_handlers *eh;
+	u32 h = 0;
+
+	lockdep_assert_held(&pcierr_topo_lock);
+	if (!dev->drv)
+		return 0;
+	eh = READ_ONCE(dev->drv->err_handler);
+	if (!eh)
+		return 0;
+	if (eh->error_detected)
+		h |= BIT(PCIERR_HANDLER_ERROR_DETECTED);
+	if (eh->mmio_enabled)
+		h |= BIT(PCIERR_HANDLER_MMIO_ENABLED);
+	if (eh->slot_reset)
+		h |= BIT(PCIERR_HANDLER_SLOT_RESET);
+	if (eh->resume)
+		h |= BIT(PCIERR_HANDLER_RESUME);
+	if (eh->reset_prepare)
+		h |= BIT(PCIERR_HANDLER_RESET_PREPARE);
+	if (eh->reset_done)
+		h |= BIT(PCIERR_HANDLER_RESET_DONE);
+	return h;
+}
+
+static void pcierr_dev_insert_locked(struct pcierr_pe *pe,
+				     struct pcierr_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct pcierr_dev *pos;
+
+	/* Bus order: by bus number, then devfn. */
+	list_for_each_entry(pos, &pe->devs, pe_node) {
+		if (pos->pdev->bus->number > pdev->bus->number ||
+		    (pos->pdev->bus->number == pdev->bus->number &&
+		     pos->pdev->devfn > pdev->devfn))
+			break;
+	}
+	list_add_tail(&dev->pe_node, &pos->pe_node);
+}
+
+static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
+						bool *keep_away)
+{
+	struct pcierr_dev *dev;
+	struct pcierr_pe *pe;
+	unsigned long flags;
+
+	*keep_away = false;
+	dev = pcierr_dev_find_rcu(pdev);
+	if (dev)
+		return dev;
+
+	pe = pcierr_pe_for_dev_locked(pdev);
+	if (!pe)
+		return NULL;
+	/* A bridge below a root bus heads a PE of its own, even empty. */
+	if (pci_is_bridge(pdev) && pdev->bus->self)
+		pcierr_pe_for_bridge_locked(pdev);
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return NULL;
+	kref_init(&dev->kref);		/* the hash's and list's reference */
+	mutex_init(&dev->state_lock);
+	atomic_set(&dev->error_gen, 0);
+	dev->pdev = pci_dev_get(pdev);
+	pcierr_pe_get(pe);
+	dev->pe = pe;
+	strscpy(dev->name, pci_name(pdev), sizeof(dev->name));
+	dev->vendor = pdev->vendor;
+	dev->device = pdev->device;
+	dev->subvendor = pdev->subsystem_vendor;
+	dev->subdevice = pdev->subsystem_device;
+	dev->class = pdev->class;
+	dev->dsn = pci_get_dsn(pdev);
+	dev->bridge = pci_is_bridge(pdev);
+
+	pcierr_dev_insert_locked(pe, dev);
+	hash_add_rcu(pcierr_dev_hash, &dev->hnode, (unsigned long)pdev);
+	pcierr_topo_changed();
+
+	spin_lock_irqsave(&pe->lock, flags);
+	*keep_away = pe->disabled;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	return dev;
+}
+
+/* Unlink a PE; the caller then calls pcierr_pe_kill() unlocked. */
+static void pcierr_pe_unlink_locked(struct pcierr_pe *pe)
+{
+	struct pcierr_dev *dev, *tmp;
+	unsigned long flags;
+
+	list_for_each_entry_safe(dev, tmp, &pe->devs, pe_node) {
+		WRITE_ONCE(dev->removed, true);
+		list_del_init(&dev->pe_node);
+		hash_del_rcu(&dev->hnode);
+		pcierr_dev_put(dev);
+	}
+	list_del_init(&pe->node);
+	spin_lock_irqsave(&pe->lock, flags);
+	pe->dead = true;
+	pe->watch_ms = 0;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	pcierr_topo_changed();
+}
+
+static void pcierr_pe_kill(struct pcierr_pe *pe)
+{
+	cancel_delayed_work_sync(&pe->watch_work);
+	pcierr_pe_put(pe);		/* the list's reference */
+}
+
+/* Returns a PE headed by the removed bridge, to kill once unlocked. */
+static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
+{
+	struct pcierr_pe *pe, *headed = NULL;
+	struct pcierr_dev *dev;
+	unsigned long flags;
+
+	dev = pcierr_dev_find_rcu(pdev);
+	if (!dev)
+		return NULL;
+	pe = dev->pe;
+	WRITE_ONCE(dev->removed, true);
+	list_del_init(&dev->pe_node);
+	hash_del_rcu(&dev->hnode);
+
+	if (pe->root_single && pe->head == pdev) {
+		/* Remembered: REMOVE, DISABLE and RESCAN still name it. */
+		pci_dev_put(pe->head);
+		pe->head = NULL;
+		spin_lock_irqsave(&pe->lock, flags);
+		if (pe->state != PCIERR_PE_STATE_DISABLED)
+			pe->state = PCIERR_PE_STATE_REMOVED;
+		spin_unlock_irqrestore(&pe->lock, flags);
+	}
+	if (dev->bridge) {
+		headed = pcierr_pe_find_locked(dev->name);
+		if (headed && (headed->root_single || headed->head != pdev))
+			headed = NULL;
+		if (headed)
+			pcierr_pe_unlink_locked(headed);
+	}
+	pcierr_topo_changed();
+	pcierr_dev_put(dev);
+	return headed;
+}
+
+/* Caller holds dev->state_lock; the device is not frozen by us. */
+void __pcierr_save_healthy(struct pcierr_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct pci_saved_state *st;
+	bool was;
+
+	if (dev->bridge || READ_ONCE(dev->removed) ||
+	    READ_ONCE(pdev->error_state) == pci_channel_io_perm_failure)
+		return;
+	/* Do not disturb the PM core's idea of a saved state. */
+	was = pdev->state_saved;
+	pci_save_state(pdev);
+	st = pci_store_saved_state(pdev);
+	pdev->state_saved = was;
+	if (st) {
+		kfree(dev->healthy);
+		dev->healthy = st;
+	}
+}
+
+void pcierr_save_healthy(struct pcierr_dev *dev)
+{
+	mutex_lock(&dev->state_lock);
+	if (!dev->hw_frozen &&
+	    READ_ONCE(dev->pdev->error_state) == pci_channel_io_normal)
+		__pcierr_save_healthy(dev);
+	mutex_unlock(&dev->state_lock);
+}
+
+static int pcierr_bus_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	struct pci_dev *pdev = to_pci_dev(data);
+	struct pcierr_pe *dead = NULL;
+	struct pcierr_dev *dev;
+	bool keep_away = false;
+	bool healthy = false;
+
+	switch (action) {
+	case BUS_NOTIFY_ADD_DEVICE:
+		mutex_lock(&pcierr_topo_lock);
+		dev = pcierr_dev_add_locked(pdev, &keep_away);
+		if (dev && keep_away)
+			kref_get(&dev->kref);
+		mutex_unlock(&pcierr_topo_lock);
+		if (dev && keep_away) {
+			pcierr_keep_away(dev);
+			pcierr_dev_put(dev);
+		}
+		break;
+	case BUS_NOTIFY_DEL_DEVICE:
+		mutex_lock(&pcierr_topo_lock);
+		dead = pcierr_dev_del_locked(pdev);
+		mutex_unlock(&pcierr_topo_lock);
+		if (dead)
+			pcierr_pe_kill(dead);
+		break;
+	case BUS_NOTIFY_BOUND_DRIVER:
+		mutex_lock(&pcierr_topo_lock);
+		dev = pcierr_dev_add_locked(pdev, &keep_away);
+		if (dev) {
+			pcierr_dev_set_driver_locked(dev, pdev->dev.driver);
+			kref_get(&dev->kref);
+			healthy = pcierr_pe_get_state(dev->pe) ==
+				  PCIERR_PE_STATE_NORMAL;
+			pcierr_topo_changed();
+		}
+		mutex_unlock(&pcierr_topo_lock);
+		if (dev) {
+			if (healthy)
+				pcierr_save_healthy(dev);
+			pcierr_dev_put(dev);
+		}
+		break;
+	case BUS_NOTIFY_UNBIND_DRIVER:
+	case BUS_NOTIFY_UNBOUND_DRIVER:
+	case BUS_NOTIFY_DRIVER_NOT_BOUND:
+		mutex_lock(&pcierr_topo_lock);
+		dev = pcierr_dev_find_rcu(pdev);
+		if (dev) {
+			pcierr_dev_set_driver_locked(dev, NULL);
+			pcierr_topo_changed();
+		}
+		mutex_unlock(&pcierr_topo_lock);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pcierr_bus_nb = {
+	.notifier_call = pcierr_bus_notify,
+};
+
+int pcierr_pe_snapshot(struct pcierr_pe *pe, bool skip_bridges,
+		       struct pcierr_dev ***out)
+{
+	struct pcierr_dev *dev, **devs;
+	unsigned int n = 0, i = 0;
+
+	mutex_lock(&pcierr_topo_lock);
+	list_for_each_entry(dev, &pe->devs, pe_node)
+		if (!skip_bridges || !dev->bridge)
+			n++;
+	devs = kmalloc_array(n ? n : 1, sizeof(*devs), GFP_KERNEL);
+	if (!devs) {
+		mutex_unlock(&pcierr_topo_lock);
+		return -ENOMEM;
+	}
+	list_for_each_entry(dev, &pe->devs, pe_node) {
+		if (skip_bridges && dev->bridge)
+			continue;
+		kref_get(&dev->kref);
+		devs[i++] = dev;
+	}
+	mutex_unlock(&pcierr_topo_lock);
+	*out = devs;
+	return n;
+}
+
+void pcierr_snapshot_put(struct pcierr_dev **devs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pcierr_dev_put(devs[i]);
+	kfree(devs);
+}
+
+/* Caller holds pcierr_topo_lock. */
+u32 pcierr_pe_reset_types(struct pcierr_pe *pe)
+{
+	struct pci_dev *head = pe->head;
+
+	if (!head)
+		return 0;
+	if (pe->root_single)
+		return pcie_reset_flr(head, PCI_RESET_PROBE) ? 0 :
+		       BIT(PCIERR_RESET_HOT);
+	if (head->dev_flags & PCI_DEV_FLAGS_NO_BUS_RESET)
+		return 0;
+	return BIT(PCIERR_RESET_HOT);
+}
+
+u32 pcierr_pe_flags(struct pcierr_pe *pe)
+{
+	unsigned long flags;
+	u32 f = 0;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	if (pe->busy)
+		f |= PCIERR_PE_F_BUSY;
+	if (pe->disabled)
+		f |= PCIERR_PE_F_DISABLED;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	if (pe->root_single)
+		f |= PCIERR_PE_F_ROOT_BUS;
+	return f;
+}
+
+enum pcierr_pe_state pcierr_pe_get_state(struct pcierr_pe *pe)
+{
+	enum pcierr_pe_state state;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	state = pe->state;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	return state;
+}
+
+void pcierr_pe_set_state(struct pcierr_pe *pe, enum pcierr_pe_state state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	pe->state = state;
+	spin_unlock_irqrestore(&pe->lock, flags);
+}
+
+int pcierr_pe_init(void)
+{
+	struct pci_dev *pdev = NULL;
+	struct pcierr_dev *dev;
+	bool keep_away;
+	int ret;
+
+	ret = bus_register_notifier(&pci_bus_type, &pcierr_bus_nb);
+	if (ret)
+		return ret;
+
+	pci_lock_rescan_remove();
+	for_each_pci_dev(pdev) {
+		device_lock(&pdev->dev);
+		mutex_lock(&pcierr_topo_lock);
+		dev = pcierr_dev_add_locked(pdev, &keep_away);
+		if (dev) {
+			pcierr_dev_set_driver_locked(dev, pdev->dev.driver);
+			kref_get(&dev->kref);
+		}
+		mutex_unlock(&pcierr_topo_lock);
+		device_unlock(&pdev->dev);
+		if (!dev) {
+			pci_warn(pdev, "pcierr: cannot track device\n");
+			continue;
+		}
+		pcierr_save_healthy(dev);
+		pcierr_dev_put(dev);
+	}
+	pci_unlock_rescan_remove();
+	return 0;
+}
+
+/* The first PE (in address order) after @after, referenced; NULL at end. */
+static struct pcierr_pe *pcierr_pe_next(const char *after)
+{
+	struct pcierr_pe *pe;
+
+	mutex_lock(&pcierr_topo_lock);
+	list_for_each_entry(pe, &pcierr_pes, node) {
+		if (strcmp(pe->name, after) > 0) {
+			pcierr_pe_get(pe);
+			mutex_unlock(&pcierr_topo_lock);
+			return pe;
+		}
+	}
+	mutex_unlock(&pcierr_topo_lock);
+	return NULL;
+}
+
+/* Stop watchdogs and let every PE's operations finish. */
+void pcierr_pe_quiesce(void)
+{
+	char last[PCIERR_ADDR_MAX] = "";
+	struct pcierr_pe *pe;
+	unsigned long flags;
+
+	while ((pe = pcierr_pe_next(last))) {
+		strscpy(last, pe->name, sizeof(last));
+		spin_lock_irqsave(&pe->lock, flags);
+		pe->watch_ms = 0;
+		spin_unlock_irqrestore(&pe->lock, flags);
+		cancel_delayed_work_sync(&pe->watch_work);
+		flush_workqueue(pe->wq);
+		pcierr_pe_put(pe);
+	}
+}
+
+void pcierr_pe_exit(void)
+{
+	struct pcierr_pe *pe, *tmp;
+	LIST_HEAD(dead);
+
+	bus_unregister_notifier(&pci_bus_type, &pcierr_bus_nb);
+	/* Pending keep-away removals and events. */
+	flush_workqueue(pcierr_wq);
+
+	mutex_lock(&pcierr_topo_lock);
+	list_for_each_entry_safe(pe, tmp, &pcierr_pes, node) {
+		pcierr_pe_unlink_locked(pe);
+		list_add_tail(&pe->node, &dead);
+	}
+	mutex_unlock(&pcierr_topo_lock);
+
+	list_for_each_entry_safe(pe, tmp, &dead, node) {
+		list_del_init(&pe->node);
+		pcierr_pe_kill(pe);
+	}
+}
