@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpcierr: parsing what the kernel sends.
+ *
+ * Attributes are checked strictly against the ABI (exact lengths for
+ * integers, NUL-terminated strings of bounded length, enum values in
+ * range, required attributes present, no trailing garbage); attributes
+ * unknown to this version are ignored, as the ABI is append-only. Any
+ * violation is -EBADMSG. These functions never print.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "macros.h"
+#include "pcierr-internal.h"
+
+/* Longest driver name accepted (with its NUL); the kernel's are short. */
+#define DRIVER_NAME_MAX 256
+/* Largest errno the kernel can report (MAX_ERRNO) */
+#define KERNEL_MAX_ERRNO 4095
+
+enum kind {
+	K_NONE = 0,	/* not in the ABI (or unknown): ignored */
+	K_U16,
+	K_U32,
+	K_U64,
+	K_STR,		/* NUL-terminated, at most .max bytes with the NUL */
+	K_NEST,
+	K_PAD,		/* u64 alignment padding: ignored */
+};
+
+struct spec {
+	uint8_t kind;
+	uint16_t max;
+};
+
+static const struct spec pe_attrs[__PCIERR_A_MAX] = {
+	[PCIERR_A_PE]			= { K_STR, PCIERR_ADDR_MAX },
+	[PCIERR_A_DEVICE]		= { K_STR, PCIERR_ADDR_MAX },
+	[PCIERR_A_PE_STATE]		= { K_U32 },
+	[PCIERR_A_PE_FLAGS]		= { K_U32 },
+	[PCIERR_A_RESET_TYPES]		= { K_U32 },
+	[PCIERR_A_GENERATION]		= { K_U32 },
+	[PCIERR_A_PE_DEVICES]		= { K_NEST },
+	[PCIERR_A_STATE]		= { K_U32 },
+	[PCIERR_A_TIME_UNAVAIL_MS]	= { K_U32 },
+	[PCIERR_A_SOURCE]		= { K_U32 },
+	[PCIERR_A_SEQ]			= { K_U64 },
+	[PCIERR_A_TIMESTAMP_NS]		= { K_U64 },
+	[PCIERR_A_ERROR_GEN]		= { K_U32 },
+	[PCIERR_A_STEP]			= { K_U32 },
+	[PCIERR_A_RESET_TYPE]		= { K_U32 },
+	[PCIERR_A_OP_ID]		= { K_U64 },
+	[PCIERR_A_OP]			= { K_U32 },
+	[PCIERR_A_RESULT]		= { K_U32 },
+	[PCIERR_A_RESULTS]		= { K_NEST },
+	[PCIERR_A_DURATION_NS]		= { K_U64 },
+	[PCIERR_A_ERRNO]		= { K_U32 },
+	[PCIERR_A_DROPPED]		= { K_U64 },
+	[PCIERR_A_STATS]		= { K_NEST },
+	[PCIERR_A_WATCH_INTERVAL_MS]	= { K_U32 },
+	[PCIERR_A_PAD]			= { K_PAD },
+};
+
+static const struct spec dev_attrs[__PCIERR_DEV_A_MAX] = {
+	[PCIERR_DEV_A_ADDR]		= { K_STR, PCIERR_ADDR_MAX },
+	[PCIERR_DEV_A_VENDOR]		= { K_U16 },
+	[PCIERR_DEV_A_DEVICE]		= { K_U16 },
+	[PCIERR_DEV_A_SUBVENDOR]	= { K_U16 },
+	[PCIERR_DEV_A_SUBDEVICE]	= { K_U16 },
+	[PCIERR_DEV_A_CLASS]		= { K_U32 },
+	[PCIERR_DEV_A_DSN]		= { K_U64 },
+	[PCIERR_DEV_A_DRIVER]		= { K_STR, DRIVER_NAME_MAX },
+	[PCIERR_DEV_A_HANDLERS]		= { K_U32 },
+	[PCIERR_DEV_A_STATE]		= { K_U32 },
+	[PCIERR_DEV_A_ERROR_GEN]	= { K_U32 },
+	[PCIERR_DEV_A_RESULT]		= { K_U32 },
+	[PCIERR_DEV_A_FLAGS]		= { K_U32 },
+	[PCIERR_DEV_A_PAD]		= { K_PAD },
+};
+
+static const struct spec errmsg_attrs[NLMSGERR_ATTR_MAX + 1] = {
+	[NLMSGERR_ATTR_MSG]		= { K_STR, 0xffff },
+};
+
+/*
+ * Parse a stream of attributes into tb[0..n-1] (tb[type] = the last one of
+ * that type), checking each against spec[type]; types >= n or without a
+ * spec are ignored.
+ */
+static int attrs_parse(const void *head, size_t len, const struct spec *spec,
+		       size_t n, const struct nlattr **tb)
+{
+	const struct nlattr *nla;
+	int rem;
+
+	memset(tb, 0, n * sizeof(*tb));
+	if (len > INT32_MAX)
+		return -EBADMSG;
+
+	nla_for_each_attr(nla, (struct nlattr *)head, (int)len, rem) {
+		unsigned type = (unsigned)nla_type(nla);
+		size_t alen = (size_t)nla_len(nla);
+		const char *s;
+
+		if (type == 0 || type >= n)
+			continue;
+		switch (spec[type].kind) {
+		case K_NONE:
+		case K_PAD:
+			continue;
+		case K_U16:
+			if (alen != sizeof(uint16_t))
+				return -EBADMSG;
+			break;
+		case K_U32:
+			if (alen != sizeof(uint32_t))
+				return -EBADMSG;
+			break;
+		case K_U64:
+			if (alen != sizeof(uint64_t))
+				return -EBADMSG;
+			break;
+		case K_STR:
+			s = nla_data(nla);
+			if (alen < 1 || alen > spec[type].max || s[alen - 1] != 0)
+				return -EBADMSG;
+			/* no NUL inside either: one string, all of it */
+			if (strlen(s) != alen - 1)
+				return -EBADMSG;
+			break;
+		case K_NEST:
+			break;
+		default:
+			return -EBADMSG;
+		}
+		tb[type] = nla;
+	}
+	/* Leftover bytes: a truncated or garbled attribute. (rem < 0 only
+	 * if the last attribute lacks its alignment padding: harmless.) */
+	if (rem > 0)
+		return -EBADMSG;
+	return 0;
+}
+
+int pcierr_msg_genl(const struct nlmsghdr *nlh, size_t len, const struct genlmsghdr **ret)
+{
+	if (!nlh || len < NLMSG_HDRLEN)
+		return -EBADMSG;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN || nlh->nlmsg_len > len)
+		return -EBADMSG;
+	*ret = (const struct genlmsghdr *)((const char *)nlh + NLMSG_HDRLEN);
+	return 0;
+}
+
+static int genl_attrs(const struct nlmsghdr *nlh, size_t len, uint8_t *ret_cmd,
+		      const struct spec *spec, size_t n, const struct nlattr **tb)
+{
+	const struct genlmsghdr *g;
+	int r;
+
+	r = pcierr_msg_genl(nlh, len, &g);
+	if (r < 0)
+		return r;
+	if (ret_cmd)
+		*ret_cmd = g->cmd;
+	return attrs_parse((const char *)g + GENL_HDRLEN,
+			   nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, spec, n, tb);
+}
+
+/* an enum attribute: required or not, value in 1..max */
+static int get_enum(const struct nlattr *nla, bool required, uint32_t max, uint32_t *ret)
+{
+	uint32_t v;
+
+	if (!nla) {
+		*ret = 0;
+		return required ? -EBADMSG : 0;
+	}
+	v = nla_get_u32((struct nlattr *)nla);
+	if (v == 0 || v > max)
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
+static int get_addr(const struct nlattr *nla, bool required, char out[PCIERR_ADDR_STRLEN])
+{
+	if (!nla) {
+		out[0] = 0;
+		return required ? -EBADMSG : 0;
+	}
+	if (pcierr_addr_normalize(nla_data(nla), out) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
+static uint32_t opt_u32(const struct nlattr *nla)
+{
+	return nla ? nla_get_u32((struct nlattr *)nla) : 0;
+}
+
+static uint64_t opt_u64(const struct nlattr *nla)
+{
+	return nla ? nla_get_u64((struct nlattr *)nla) : 0;
+}
+
+static uint16_t opt_u16(const struct nlattr *nla)
+{
+	return nla ? nla_get_u16((struct nlattr *)nla) : 0;
+}
+
+#define NEST_FOREACH(pos, nest, rem)					\
+	nla_for_each_attr(pos, (struct nlattr *)nla_data(nest), nla_len(nest), rem)
+
+/* ------------------------------------------------------------------ */
+
+static int parse_event(const struct nlattr **tb, struct pcierr_event *e)
+{
+	uint32_t v;
+	int r;
+
+	if (!tb[PCIERR_A_SEQ])
+		return -EBADMSG;
+	e->seq = opt_u64(tb[PCIERR_A_SEQ]);
+	r = get_addr(tb[PCIERR_A_PE], true, e->pe);
+	if (r < 0)
+		return r;
+	r = get_addr(tb[PCIERR_A_DEVICE], true, e->dev);
+	if (r < 0)
+		return r;
+	r = get_enum(tb[PCIERR_A_STATE], true, PCIERR_STATE_MAX, &v);
+	if (r < 0)
+		return r;
+	e->state = v;
+	r = get_enum(tb[PCIERR_A_SOURCE], true, PCIERR_SOURCE_MAX, &v);
+	if (r < 0)
+		return r;
+	e->source = v;
+	e->time_unavail_ms = opt_u32(tb[PCIERR_A_TIME_UNAVAIL_MS]);
+	e->timestamp_ns = opt_u64(tb[PCIERR_A_TIMESTAMP_NS]);
+	e->error_gen = opt_u32(tb[PCIERR_A_ERROR_GEN]);
+	return 0;
+}
+
+static int parse_results(const struct nlattr *nest, struct pcierr_op_done *d)
+{
+	const struct nlattr *dtb[__PCIERR_DEV_A_MAX];
+	const struct nlattr *pos;
+	size_t n = 0, i = 0;
+	int rem, r;
+
+	/* count first; also catches garbage at the end of the nest */
+	NEST_FOREACH(pos, nest, rem)
+		if (nla_type(pos) == PCIERR_A_RESULTS_ENTRY)
+			n++;
+	if (rem > 0)
+		return -EBADMSG;
+	if (n == 0)
+		return 0;
+
+	d->results = calloc(n, sizeof(*d->results));
+	if (!d->results)
+		return -ENOMEM;
+
+	NEST_FOREACH(pos, nest, rem) {
+		struct pcierr_dev_result *res = &d->results[i];
+		uint32_t v;
+
+		if (nla_type(pos) != PCIERR_A_RESULTS_ENTRY)
+			continue;
+		r = attrs_parse(nla_data(pos), (size_t)nla_len(pos), dev_attrs,
+				ELEMENTSOF(dev_attrs), dtb);
+		if (r < 0)
+			return r;
+		r = get_addr(dtb[PCIERR_DEV_A_ADDR], true, res->addr);
+		if (r < 0)
+			return r;
+		r = get_enum(dtb[PCIERR_DEV_A_RESULT], true, PCIERR_RESULT_MAX, &v);
+		if (r < 0)
+			return r;
+		res->result = v;
+		d->n_results = ++i;
+	}
+	return 0;
+}
+
+static int parse_op_done(const struct nlattr **tb, struct pcierr_op_done *d)
+{
+	uint32_t v;
+	int r;
+
+	if (!tb[PCIERR_A_OP_ID] || !tb[PCIERR_A_OP] || !tb[PCIERR_A_ERRNO])
+		return -EBADMSG;
+	d->op_id = opt_u64(tb[PCIERR_A_OP_ID]);
+	v = opt_u32(tb[PCIERR_A_OP]);
+	if (v < PCIERR_CMD_REPORT || v > PCIERR_CMD_ENABLE)
+		return -EBADMSG;
+	d->op = v;
+	r = get_addr(tb[PCIERR_A_PE], true, d->pe);
+	if (r < 0)
+		return r;
+	v = opt_u32(tb[PCIERR_A_ERRNO]);
+	if (v > KERNEL_MAX_ERRNO)
+		return -EBADMSG;
+	d->error = (int)v;
+	if (d->op == PCIERR_CMD_REPORT) {
+		r = get_enum(tb[PCIERR_A_STEP], true, PCIERR_STEP_MAX, &v);
+		if (r < 0)
+			return r;
+		d->step = v;
+		r = get_enum(tb[PCIERR_A_RESULT], true, PCIERR_RESULT_MAX, &v);
+		if (r < 0)
+			return r;
+		d->result = v;
+	}
+	r = get_enum(tb[PCIERR_A_PE_STATE], false, PCIERR_PE_STATE_MAX, &v);
+	if (r < 0)
+		return r;
+	d->pe_state = v;
+	d->duration_ns = opt_u64(tb[PCIERR_A_DURATION_NS]);
+	if (tb[PCIERR_A_RESULTS])
+		return parse_results(tb[PCIERR_A_RESULTS], d);
+	return 0;
+}
+
+static int parse_overflow(const struct nlattr **tb, struct pcierr_overflow *o)
+{
+	if (!tb[PCIERR_A_DROPPED] || !tb[PCIERR_A_SEQ])
+		return -EBADMSG;
+	o->dropped = opt_u64(tb[PCIERR_A_DROPPED]);
+	o->next_seq = opt_u64(tb[PCIERR_A_SEQ]);
+	o->reason = PCIERR_OVERFLOW_KERNEL;
+	return 0;
+}
+
+void pcierr_notification_free(struct pcierr_notification *n)
+{
+	if (!n)
+		return;
+	if (n->type == PCIERR_NOTIFY_OP_DONE)
+		free(n->op_done.results);
+	free(n);
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct pcierr_notification *, pcierr_notification_free)
+
+int pcierr_parse_notification(const struct nlmsghdr *nlh, size_t len,
+			      struct pcierr_notification **ret)
+{
+	_cleanup_(pcierr_notification_freep) struct pcierr_notification *n = NULL;
+	const struct nlattr *tb[__PCIERR_A_MAX];
+	uint8_t cmd;
+	int r;
+
+	*ret = NULL;
+	r = genl_attrs(nlh, len, &cmd, pe_attrs, ELEMENTSOF(pe_attrs), tb);
+	if (r < 0)
+		return r;
+	if (cmd != PCIERR_CMD_EVENT && cmd != PCIERR_CMD_OP_DONE && cmd != PCIERR_CMD_OVERFLOW)
+		return 0;	/* not a notification of ours: ignored */
+
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	switch (cmd) {
+	case PCIERR_CMD_EVENT:
+		n->type = PCIERR_NOTIFY_EVENT;
+		r = parse_event(tb, &n->event);
+		break;
+	case PCIERR_CMD_OP_DONE:
+		n->type = PCIERR_NOTIFY_OP_DONE;
+		r = parse_op_done(tb, &n->op_done);
+		break;
+	default:
+		n->type = PCIERR_NOTIFY_OVERFLOW;
+		r = parse_overflow(tb, &n->overflow);
+		break;
+	}
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(n);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int parse_device(const struct nlattr *entry, struct pcierr_device *d)
+{
+	const struct nlattr *tb[__PCIERR_DEV_A_MAX];
+	const char *driver;
+	uint32_t v;
+	int r;
+
+	r = attrs_parse(nla_data(entry), (size_t)nla_len(entry), dev_attrs,
+			ELEMENTSOF(dev_attrs), tb);
+	if (r < 0)
+		return r;
+	r = get_addr(tb[PCIERR_DEV_A_ADDR], true, d->addr);
+	if (r < 0)
+		return r;
+	if (!tb[PCIERR_DEV_A_VENDOR] || !tb[PCIERR_DEV_A_DEVICE])
+		return -EBADMSG;
+	d->vendor = opt_u16(tb[PCIERR_DEV_A_VENDOR]);
+	d->device = opt_u16(tb[PCIERR_DEV_A_DEVICE]);
+	d->subvendor = opt_u16(tb[PCIERR_DEV_A_SUBVENDOR]);
+	d->subdevice = opt_u16(tb[PCIERR_DEV_A_SUBDEVICE]);
+	d->class = opt_u32(tb[PCIERR_DEV_A_CLASS]);
+	if (d->class > 0xffffff)
+		return -EBADMSG;
+	d->has_dsn = !!tb[PCIERR_DEV_A_DSN];
+	d->dsn = opt_u64(tb[PCIERR_DEV_A_DSN]);
+	d->handlers = opt_u32(tb[PCIERR_DEV_A_HANDLERS]);
+	r = get_enum(tb[PCIERR_DEV_A_STATE], true, PCIERR_STATE_MAX, &v);
+	if (r < 0)
+		return r;
+	d->state = v;
+	d->error_gen = opt_u32(tb[PCIERR_DEV_A_ERROR_GEN]);
+	d->flags = opt_u32(tb[PCIERR_DEV_A_FLAGS]);
+
+	driver = tb[PCIERR_DEV_A_DRIVER] ? nla_data(tb[PCIERR_DEV_A_DRIVER]) : "";
+	d->driver = strdup(driver);
+	if (!d->driver)
+		return -ENOMEM;
+	return 0;
+}
+
+_public_ void pcierr_pe_clear(struct pcierr_pe *pe)
+{
+	if (!pe)
+		return;
+	for (size_t i = 0; i < pe->n_devices; i++)
+		free(pe->devices[i].driver);
+	free(pe->devices);
+	memset(pe, 0, sizeof(*pe));
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct pcierr_pe *, pcierr_pe_clear)
+
+int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *ret)
+{
+	const struct nlattr *tb[__PCIERR_A_MAX];
+	struct pcierr_pe pe = {};
+	_cleanup_(pcierr_pe_clearp) struct pcierr_pe *cleanup = &pe;
+	const struct nlattr *pos;
+	size_t n = 0;
+	uint32_t v;
+	uint8_t cmd;
+	int rem, r;
+
+	r = genl_attrs(nlh, len, &cmd, pe_attrs, ELEMENTSOF(pe_attrs), tb);
+	if (r < 0)
+		return r;
+	if (cmd != PCIERR_CMD_GET_PE)
+		return -EBADMSG;
+	r = get_addr(tb[PCIERR_A_PE], true, pe.addr);
+	if (r < 0)
+		return r;
+	r = get_enum(tb[PCIERR_A_PE_STATE], true, PCIERR_PE_STATE_MAX, &v);
+	if (r < 0)
+		return r;
+	pe.state = v;
+	pe.flags = opt_u32(tb[PCIERR_A_PE_FLAGS]);
+	pe.reset_types = opt_u32(tb[PCIERR_A_RESET_TYPES]);
+	pe.generation = opt_u32(tb[PCIERR_A_GENERATION]);
+	pe.watch_interval_ms = opt_u32(tb[PCIERR_A_WATCH_INTERVAL_MS]);
+
+	if (tb[PCIERR_A_PE_DEVICES]) {
+		NEST_FOREACH(pos, tb[PCIERR_A_PE_DEVICES], rem)
+			if (nla_type(pos) == PCIERR_A_PE_DEVICES_ENTRY)
+				n++;
+		if (rem > 0)
+			return -EBADMSG;
+	}
+	if (n > 0) {
+		pe.devices = calloc(n, sizeof(*pe.devices));
+		if (!pe.devices)
+			return -ENOMEM;
+		NEST_FOREACH(pos, tb[PCIERR_A_PE_DEVICES], rem) {
+			if (nla_type(pos) != PCIERR_A_PE_DEVICES_ENTRY)
+				continue;
+			/* count it first so that clear() frees its driver */
+			pe.n_devices++;
+			r = parse_device(pos, &pe.devices[pe.n_devices - 1]);
+			if (r < 0)
+				return r;
+		}
+	}
+	*ret = pe;
+	cleanup = NULL;
+	return 0;
+}
+
+int pcierr_parse_stats(const struct nlmsghdr *nlh, size_t len, struct pcierr_stats *ret)
+{
+	const struct nlattr *tb[__PCIERR_A_MAX];
+	const struct nlattr *stb[PCIERR_STATS_CAPACITY];
+	struct spec specs[PCIERR_STATS_CAPACITY];
+	uint8_t cmd;
+	int r;
+
+	r = genl_attrs(nlh, len, &cmd, pe_attrs, ELEMENTSOF(pe_attrs), tb);
+	if (r < 0)
+		return r;
+	if (cmd != PCIERR_CMD_GET_STATS || !tb[PCIERR_A_STATS])
+		return -EBADMSG;
+
+	/* every counter is a u64, also those newer than this header */
+	for (size_t i = 0; i < ELEMENTSOF(specs); i++)
+		specs[i] = (struct spec) { i == PCIERR_STAT_PAD ? K_PAD : K_U64, 0 };
+	r = attrs_parse(nla_data(tb[PCIERR_A_STATS]), (size_t)nla_len(tb[PCIERR_A_STATS]),
+			specs, ELEMENTSOF(specs), stb);
+	if (r < 0)
+		return r;
+
+	memset(ret, 0, sizeof(*ret));
+	for (size_t i = 1; i < ELEMENTSOF(stb); i++)
+		if (i != PCIERR_STAT_PAD)
+			ret->counter[i] = opt_u64(stb[i]);
+	return 0;
+}
+
+int pcierr_parse_u64_reply(const struct nlmsghdr *nlh, size_t len, int attr, uint64_t *ret)
+{
+	const struct nlattr *tb[__PCIERR_A_MAX];
+	int r;
+
+	if (attr <= 0 || attr > PCIERR_A_MAX || pe_attrs[attr].kind != K_U64)
+		return -EINVAL;
+	r = genl_attrs(nlh, len, NULL, pe_attrs, ELEMENTSOF(pe_attrs), tb);
+	if (r < 0)
+		return r;
+	if (!tb[attr])
+		return -EBADMSG;
+	*ret = opt_u64(tb[attr]);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+int pcierr_parse_ack(const struct nlmsghdr *nlh, size_t len, int *ret_error,
+		     char *msg, size_t msg_size)
+{
+	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	const char *payload;
+	size_t plen, tlv_off;
+	int error;
+
+	if (msg && msg_size)
+		msg[0] = 0;
+	if (!nlh || len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+		return -EBADMSG;
+	payload = (const char *)nlh + NLMSG_HDRLEN;
+	plen = nlh->nlmsg_len - NLMSG_HDRLEN;
+
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = (const struct nlmsgerr *)payload;
+
+		if (plen < sizeof(*e))
+			return -EBADMSG;
+		error = e->error;
+		tlv_off = sizeof(*e);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+			/* the whole request is echoed */
+			if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+				return -EBADMSG;
+			tlv_off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+		}
+	} else if (nlh->nlmsg_type == NLMSG_DONE) {
+		if (plen < sizeof(int)) {
+			error = 0;	/* old kernels: no payload */
+			tlv_off = plen;
+		} else {
+			memcpy(&error, payload, sizeof(error));
+			tlv_off = sizeof(int);
+		}
+	} else {
+		return -EBADMSG;
+	}
+	if (error > 0 || error < -KERNEL_MAX_ERRNO)
+		return -EBADMSG;
+	*ret_error = error;
+
+	tlv_off = NLMSG_ALIGN(tlv_off);
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || tlv_off >= plen)
+		return 0;
+	/* a malformed extack costs the message, not the error code */
+	if (attrs_parse(payload + tlv_off, plen - tlv_off, errmsg_attrs,
+			ELEMENTSOF(errmsg_attrs), tb) < 0)
+		return 0;
+	if (tb[NLMSGERR_ATTR_MSG] && msg && msg_size) {
+		strncpy(msg, nla_data(tb[NLMSGERR_ATTR_MSG]), msg_size - 1);
+		msg[msg_size - 1] = 0;
+	}
+	return 0;
+}

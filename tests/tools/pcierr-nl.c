@@ -1,0 +1,964 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pcierr-nl: a small test CLI over libpcierr, one command per kernel
+ * request, with line-oriented key=value output the VM scenarios parse.
+ * The output format is a contract with tests/vm/: change it only with
+ * them.
+ *
+ * Exit status: 0 success; 1 error (message on stderr); 2 usage; 3 timed
+ * out waiting for an operation's completion.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/handlers.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include <pcierr/pcierr.h>
+
+#define PROG "pcierr-nl"
+
+#define EXIT_USAGE	2
+#define EXIT_TIMEOUT	3
+
+#define DEFAULT_OP_TIMEOUT_S 30.0
+
+static const char *cmd_name = PROG;
+
+static void errmsg_errno(int err, struct pcierr_ctx *ctx)
+{
+	const char *name;
+	const char *kmsg = ctx ? pcierr_last_error_message(ctx) : NULL;
+
+	if (err < 0)
+		err = -err;
+	name = strerrorname_np(err);
+	if (err == EPROTONOSUPPORT)
+		fprintf(stderr, "%s: %s: kernel module pcierr_shim not loaded (errno %s)\n",
+			PROG, cmd_name, name ? name : "?");
+	else
+		fprintf(stderr, "%s: %s: %s (errno %s)\n", PROG, cmd_name, strerror(err),
+			name ? name : "?");
+	if (kmsg)
+		fprintf(stderr, "%s: %s: kernel says: %s\n", PROG, cmd_name, kmsg);
+}
+
+static int fail(int err, struct pcierr_ctx *ctx)
+{
+	errmsg_errno(err, ctx);
+	return EXIT_FAILURE;
+}
+
+static int usage_msg(const char *msg)
+{
+	fprintf(stderr, "%s: %s: %s\nTry '%s help'.\n", PROG, cmd_name, msg, PROG);
+	return EXIT_USAGE;
+}
+
+static int usage_bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "%s: %s: bad %s '%s'\nTry '%s help'.\n", PROG, cmd_name, what, arg, PROG);
+	return EXIT_USAGE;
+}
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *ret)
+{
+	uint64_t v;
+
+	if (parse_u64(s, &v) < 0 || v > UINT32_MAX)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+/* seconds, possibly fractional -> ms (>= 0) */
+static int parse_seconds(const char *s, int *ret_ms)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v >= 0) || v * 1000.0 > INT_MAX)
+		return -EINVAL;
+	*ret_ms = (int)(v * 1000.0 + 0.5);
+	return 0;
+}
+
+static int open_ctx(struct pcierr_ctx **ret)
+{
+	int r = pcierr_ctx_new(ret);
+
+	if (r < 0)
+		return fail(r, NULL);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *str_or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void print_pe(const struct pcierr_pe *pe)
+{
+	const char *pe_state = str_or_dash(pcierr_pe_state_to_string(pe->state));
+
+	if (pe->n_devices == 0) {
+		printf("pe=%s pe_state=%s pe_flags=0x%" PRIx32 " dev=- vendor=- device=- class=- "
+		       "driver=- handlers=- state=- gen=-\n", pe->addr, pe_state, pe->flags);
+		return;
+	}
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		const struct pcierr_device *d = &pe->devices[i];
+		char handlers[256];
+
+		if (pcierr_handlers_to_string(d->handlers, handlers, sizeof(handlers)) < 0)
+			snprintf(handlers, sizeof(handlers), "0x%" PRIx32, d->handlers);
+		printf("pe=%s pe_state=%s pe_flags=0x%" PRIx32 " dev=%s vendor=%04x device=%04x "
+		       "class=%06" PRIx32 " driver=%s handlers=%s state=%s gen=%" PRIu32 "\n",
+		       pe->addr, pe_state, pe->flags, d->addr, d->vendor, d->device, d->class,
+		       str_or_dash(d->driver), str_or_dash(handlers),
+		       str_or_dash(pcierr_state_to_string(d->state)), d->error_gen);
+	}
+}
+
+static void print_op_done(const struct pcierr_op_done *d)
+{
+	printf("op_done op_id=%" PRIu64 " op=%s pe=%s step=%s result=%s errno=%d "
+	       "duration_ns=%" PRIu64 " pe_state=%s results=",
+	       d->op_id, str_or_dash(pcierr_op_to_string(d->op)), d->pe,
+	       str_or_dash(pcierr_step_to_string(d->step)),
+	       str_or_dash(pcierr_result_to_string(d->result)), d->error, d->duration_ns,
+	       str_or_dash(pcierr_pe_state_to_string(d->pe_state)));
+	if (d->n_results == 0)
+		fputs("-", stdout);
+	for (size_t i = 0; i < d->n_results; i++)
+		printf("%s%s:%s", i ? "," : "", d->results[i].addr,
+		       str_or_dash(pcierr_result_to_string(d->results[i].result)));
+	putchar('\n');
+}
+
+static void print_notification(const struct pcierr_notification *n)
+{
+	switch (n->type) {
+	case PCIERR_NOTIFY_EVENT: {
+		const struct pcierr_event *e = &n->event;
+
+		printf("event seq=%" PRIu64 " pe=%s dev=%s state=%s source=%s unavail_ms=%" PRIu32
+		       " gen=%" PRIu32 " ts=%" PRIu64 "\n", e->seq, e->pe, e->dev,
+		       str_or_dash(pcierr_state_to_string(e->state)),
+		       str_or_dash(pcierr_source_to_string(e->source)), e->time_unavail_ms,
+		       e->error_gen, e->timestamp_ns);
+		break;
+	}
+	case PCIERR_NOTIFY_OP_DONE:
+		print_op_done(&n->op_done);
+		break;
+	case PCIERR_NOTIFY_OVERFLOW:
+		printf("overflow dropped=%" PRIu64 " seq=%" PRIu64 "%s\n", n->overflow.dropped,
+		       n->overflow.next_seq,
+		       n->overflow.reason == PCIERR_OVERFLOW_SOCKET ? " reason=socket" :
+		       n->overflow.reason == PCIERR_OVERFLOW_BAD_MESSAGE ? " reason=bad_message" : "");
+		break;
+	}
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries                                                             */
+/* ------------------------------------------------------------------ */
+
+static int cmd_dump(int argc, char **argv)
+{
+	struct pcierr_ctx *ctx = NULL;
+	struct pcierr_pe_list list = {};
+	int r;
+
+	if (argc != 1)
+		return usage_msg("takes no arguments");
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	r = pcierr_pe_dump(ctx, &list);
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	for (size_t i = 0; i < list.n_pes; i++)
+		print_pe(&list.pes[i]);
+	pcierr_pe_list_clear(&list);
+	pcierr_ctx_free(ctx);
+	return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static int cmd_pe(int argc, char **argv)
+{
+	struct pcierr_ctx *ctx = NULL;
+	struct pcierr_pe pe = {};
+	char addr[PCIERR_ADDR_STRLEN];
+	int r;
+
+	if (argc != 2)
+		return usage_msg("usage: pe ADDR");
+	if (pcierr_addr_normalize(argv[1], addr) < 0)
+		return usage_bad("address", argv[1]);
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	r = pcierr_pe_get(ctx, addr, &pe);
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	print_pe(&pe);
+	pcierr_pe_clear(&pe);
+	pcierr_ctx_free(ctx);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct pcierr_ctx *ctx = NULL;
+	struct pcierr_stats stats;
+	int r;
+
+	if (argc != 1)
+		return usage_msg("takes no arguments");
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	r = pcierr_stats_get(ctx, &stats);
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	for (int i = 1; i <= PCIERR_STAT_MAX; i++) {
+		const char *name = pcierr_stat_to_string(i);
+
+		if (name)
+			printf("%s=%" PRIu64 "\n", name, stats.counter[i]);
+	}
+	pcierr_ctx_free(ctx);
+	return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Injection and notifications                                         */
+/* ------------------------------------------------------------------ */
+
+static int parse_state_opt(const char *s, enum pcierr_channel_state *ret)
+{
+	int v = pcierr_state_from_string(s);
+
+	if (v != PCIERR_STATE_FROZEN && v != PCIERR_STATE_PERM_FAILURE)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int cmd_inject(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state",   required_argument, NULL, 's' },
+		{ "unavail", required_argument, NULL, 'u' },
+		{}
+	};
+	enum pcierr_channel_state state = PCIERR_STATE_UNSPEC;
+	uint32_t unavail = 0;
+	struct pcierr_ctx *ctx = NULL;
+	char dev[PCIERR_ADDR_STRLEN];
+	uint64_t seq = 0;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_state_opt(optarg, &state) < 0)
+				return usage_bad("--state", optarg);
+			break;
+		case 'u':
+			if (parse_u32(optarg, &unavail) < 0)
+				return usage_bad("--unavail", optarg);
+			break;
+		default:
+			return usage_msg("usage: inject DEV [--state frozen|perm_failure] [--unavail MS]");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_msg("usage: inject DEV [--state frozen|perm_failure] [--unavail MS]");
+	if (pcierr_addr_normalize(argv[optind], dev) < 0)
+		return usage_bad("address", argv[optind]);
+
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	r = pcierr_inject(ctx, dev, state, unavail, &seq);
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	printf("seq=%" PRIu64 "\n", seq);
+	pcierr_ctx_free(ctx);
+	return EXIT_SUCCESS;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct listen_state {
+	uint64_t left;		/* notifications still to print; 0: no limit */
+	bool limited;
+};
+
+static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notification *n,
+			   void *userdata)
+{
+	struct listen_state *st = userdata;
+
+	print_notification(n);
+	if (st->limited && --st->left == 0)
+		return -ECANCELED;	/* stop: the rest stays queued */
+	return 0;
+}
+
+static int cmd_listen(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count",      required_argument, NULL, 'c' },
+		{ "timeout",    required_argument, NULL, 't' },
+		{ "ready-file", required_argument, NULL, 'r' },
+		{}
+	};
+	struct listen_state st = {};
+	const char *ready = NULL;
+	struct pcierr_ctx *ctx = NULL;
+	int timeout_ms = -1, c, r;
+	int64_t deadline = -1;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (parse_u64(optarg, &st.left) < 0 || st.left == 0)
+				return usage_bad("--count", optarg);
+			st.limited = true;
+			break;
+		case 't':
+			if (parse_seconds(optarg, &timeout_ms) < 0)
+				return usage_bad("--timeout", optarg);
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		default:
+			return usage_msg("usage: listen [--count N] [--timeout SEC] [--ready-file PATH]");
+		}
+	}
+	if (optind != argc)
+		return usage_msg("usage: listen [--count N] [--timeout SEC] [--ready-file PATH]");
+
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	/* subscribed from here on */
+	if (ready) {
+		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			fprintf(stderr, "%s: %s: %s: %s\n", PROG, cmd_name, ready, strerror(errno));
+			pcierr_ctx_free(ctx);
+			return EXIT_FAILURE;
+		}
+		close(fd);
+	}
+	if (timeout_ms >= 0)
+		deadline = now_ms() + timeout_ms;
+
+	for (;;) {
+		int wait_ms = -1;
+
+		if (deadline >= 0) {
+			int64_t d = deadline - now_ms();
+
+			if (d <= 0)
+				break;
+			wait_ms = d > INT_MAX ? INT_MAX : (int)d;
+		}
+		r = pcierr_event_wait(ctx, wait_ms);
+		if (r == -EINTR)
+			continue;
+		if (r < 0) {
+			r = fail(r, ctx);
+			pcierr_ctx_free(ctx);
+			return r;
+		}
+		if (r == 0)
+			continue;	/* the deadline check above ends it */
+		r = pcierr_event_read(ctx, on_notification, &st);
+		if (r == -ECANCELED) {
+			pcierr_ctx_free(ctx);
+			return EXIT_SUCCESS;
+		}
+		if (r < 0) {
+			r = fail(r, ctx);
+			pcierr_ctx_free(ctx);
+			return r;
+		}
+	}
+	fprintf(stderr, "%s: %s: timed out\n", PROG, cmd_name);
+	pcierr_ctx_free(ctx);
+	return EXIT_FAILURE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                          */
+/* ------------------------------------------------------------------ */
+
+enum op_kind { OP_REPORT, OP_ENABLE_IO, OP_RESET, OP_REMOVE, OP_RESCAN, OP_DISABLE, OP_ENABLE };
+
+static int run_op(int argc, char **argv, enum op_kind kind)
+{
+	static const struct option opts[] = {
+		{ "state",       required_argument, NULL, 's' },
+		{ "no-wait",     no_argument,       NULL, 'n' },
+		{ "timeout",     required_argument, NULL, 't' },
+		{ "fundamental", no_argument,       NULL, 'f' },
+		{}
+	};
+	enum pcierr_channel_state state = PCIERR_STATE_UNSPEC;
+	enum pcierr_reset_type rtype = PCIERR_RESET_HOT;
+	int timeout_ms = (int)(DEFAULT_OP_TIMEOUT_S * 1000);
+	struct pcierr_ctx *ctx = NULL;
+	struct pcierr_op_done done = {};
+	char pe[PCIERR_ADDR_STRLEN];
+	bool wait = true;
+	int step = 0, nargs = kind == OP_REPORT ? 2 : 1, c, r;
+	uint64_t op_id = 0;
+	const char *usage =
+		kind == OP_REPORT ? "usage: report PE STEP [--state frozen|perm_failure] [--no-wait] [--timeout SEC]" :
+		kind == OP_RESET ? "usage: reset PE [--fundamental] [--no-wait] [--timeout SEC]" :
+		"usage: COMMAND PE [--no-wait] [--timeout SEC]";
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (kind != OP_REPORT || parse_state_opt(optarg, &state) < 0)
+				return usage_msg(usage);
+			break;
+		case 'n':
+			wait = false;
+			break;
+		case 't':
+			if (parse_seconds(optarg, &timeout_ms) < 0)
+				return usage_bad("--timeout", optarg);
+			break;
+		case 'f':
+			if (kind != OP_RESET)
+				return usage_msg(usage);
+			rtype = PCIERR_RESET_FUNDAMENTAL;
+			break;
+		default:
+			return usage_msg(usage);
+		}
+	}
+	if (argc - optind != nargs)
+		return usage_msg(usage);
+	if (pcierr_addr_normalize(argv[optind], pe) < 0)
+		return usage_bad("address", argv[optind]);
+	if (kind == OP_REPORT) {
+		step = pcierr_step_from_string(argv[optind + 1]);
+		if (step < 0)
+			return usage_bad("step (error_detected|mmio_enabled|link_reset|"
+					 "slot_reset|resume|perm_failure)", argv[optind + 1]);
+	}
+
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	switch (kind) {
+	case OP_REPORT:
+		r = pcierr_report(ctx, pe, step, state, &op_id);
+		break;
+	case OP_ENABLE_IO:
+		r = pcierr_enable_io(ctx, pe, &op_id);
+		break;
+	case OP_RESET:
+		r = pcierr_reset(ctx, pe, rtype, &op_id);
+		break;
+	case OP_REMOVE:
+		r = pcierr_remove(ctx, pe, &op_id);
+		break;
+	case OP_RESCAN:
+		r = pcierr_rescan(ctx, pe, &op_id);
+		break;
+	case OP_DISABLE:
+		r = pcierr_disable(ctx, pe, &op_id);
+		break;
+	default:
+		r = pcierr_enable(ctx, pe, &op_id);
+		break;
+	}
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	printf("op_id=%" PRIu64 "\n", op_id);
+	fflush(stdout);
+	if (!wait) {
+		pcierr_ctx_free(ctx);
+		return EXIT_SUCCESS;
+	}
+
+	do
+		r = pcierr_op_wait(ctx, op_id, timeout_ms, &done);
+	while (r == -EINTR);
+	pcierr_ctx_free(ctx);
+	if (r == -ETIMEDOUT) {
+		fprintf(stderr, "%s: %s: timed out waiting for op_id=%" PRIu64 "\n",
+			PROG, cmd_name, op_id);
+		return EXIT_TIMEOUT;
+	}
+	if (r < 0)
+		return fail(r, NULL);
+	print_op_done(&done);
+	fflush(stdout);
+	r = done.error == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (done.error)
+		fprintf(stderr, "%s: %s: operation failed: %s (errno %s)\n", PROG, cmd_name,
+			strerror(done.error), strerrorname_np(done.error) ?: "?");
+	pcierr_op_done_clear(&done);
+	return r;
+}
+
+static int cmd_report(int argc, char **argv)    { return run_op(argc, argv, OP_REPORT); }
+static int cmd_enable_io(int argc, char **argv) { return run_op(argc, argv, OP_ENABLE_IO); }
+static int cmd_reset(int argc, char **argv)     { return run_op(argc, argv, OP_RESET); }
+static int cmd_remove(int argc, char **argv)    { return run_op(argc, argv, OP_REMOVE); }
+static int cmd_rescan(int argc, char **argv)    { return run_op(argc, argv, OP_RESCAN); }
+static int cmd_disable(int argc, char **argv)   { return run_op(argc, argv, OP_DISABLE); }
+static int cmd_enable(int argc, char **argv)    { return run_op(argc, argv, OP_ENABLE); }
+
+static int cmd_watch(int argc, char **argv)
+{
+	struct pcierr_ctx *ctx = NULL;
+	char pe[PCIERR_ADDR_STRLEN];
+	uint32_t ms;
+	int r;
+
+	if (argc != 3)
+		return usage_msg("usage: watch PE MS (0 = off)");
+	if (pcierr_addr_normalize(argv[1], pe) < 0)
+		return usage_bad("address", argv[1]);
+	if (parse_u32(argv[2], &ms) < 0)
+		return usage_bad("interval", argv[2]);
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	r = pcierr_watch(ctx, pe, ms);
+	if (r < 0)
+		r = fail(r, ctx);
+	pcierr_ctx_free(ctx);
+	return r;
+}
+
+static int cmd_iochk(int argc, char **argv)
+{
+	struct pcierr_ctx *ctx = NULL;
+	struct pcierr_iochk_cookie cookie;
+	char dev[PCIERR_ADDR_STRLEN];
+	int first, status, r;
+	pid_t pid;
+
+	/* iochk DEV -- CMD [ARGS...] */
+	if (argc < 4 || strcmp(argv[2], "--") != 0)
+		return usage_msg("usage: iochk DEV -- CMD [ARGS...]");
+	first = 3;
+	if (pcierr_addr_normalize(argv[1], dev) < 0)
+		return usage_bad("address", argv[1]);
+
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	r = pcierr_iochk_clear(ctx, dev, &cookie);
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		r = fail(-errno, NULL);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	if (pid == 0) {
+		execvp(argv[first], &argv[first]);
+		fprintf(stderr, "%s: %s: %s: %s\n", PROG, cmd_name, argv[first], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			r = fail(-errno, NULL);
+			pcierr_ctx_free(ctx);
+			return r;
+		}
+	}
+
+	r = pcierr_iochk_read(ctx, &cookie);
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	printf("iochk=%d\n", r);
+	pcierr_ctx_free(ctx);
+	return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* malformed: raw requests the kernel must refuse                      */
+/* ------------------------------------------------------------------ */
+
+/* well-formed, but no such device in any QEMU topology we build */
+#define NO_SUCH_DEV "0000:ff:1f.7"
+
+enum raw_kind { R_END, R_STR, R_U16, R_U32, R_U64, R_RAW };
+
+struct raw_attr {
+	enum raw_kind kind;
+	int type;
+	const char *str;	/* R_STR: with NUL; R_RAW: bytes, len below */
+	uint64_t num;
+	size_t len;		/* R_RAW only */
+};
+
+#define S(t, s)		{ .kind = R_STR, .type = (t), .str = (s) }
+#define U16(t, v)	{ .kind = R_U16, .type = (t), .num = (v) }
+#define U32(t, v)	{ .kind = R_U32, .type = (t), .num = (v) }
+#define U64(t, v)	{ .kind = R_U64, .type = (t), .num = (v) }
+#define RAW(t, s, l)	{ .kind = R_RAW, .type = (t), .str = (s), .len = (l) }
+
+struct malformed_case {
+	const char *name;
+	uint8_t cmd;
+	struct raw_attr attrs[4];
+	bool garbage_tail;	/* append a truncated attribute header */
+	int expected;		/* positive errno */
+};
+
+static const struct malformed_case malformed_cases[] = {
+	{ "report_missing_step", PCIERR_CMD_REPORT,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, EINVAL },
+	{ "report_missing_pe", PCIERR_CMD_REPORT,
+	  { U32(PCIERR_A_STEP, PCIERR_STEP_RESUME) }, false, EINVAL },
+	{ "inject_missing_device", PCIERR_CMD_INJECT,
+	  { U32(PCIERR_A_STATE, PCIERR_STATE_FROZEN) }, false, EINVAL },
+	{ "watch_missing_interval", PCIERR_CMD_WATCH,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, EINVAL },
+	{ "step_as_u16", PCIERR_CMD_REPORT,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U16(PCIERR_A_STEP, PCIERR_STEP_RESUME) },
+	  false, EINVAL },
+	{ "step_as_u64", PCIERR_CMD_REPORT,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U64(PCIERR_A_STEP, PCIERR_STEP_RESUME) },
+	  false, EINVAL },
+	{ "interval_as_string", PCIERR_CMD_WATCH,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), S(PCIERR_A_WATCH_INTERVAL_MS, "1000") },
+	  false, EINVAL },
+	{ "pe_as_u32", PCIERR_CMD_GET_PE,
+	  { U32(PCIERR_A_PE, 0x01020304) }, false, EINVAL },
+	{ "addr_too_long", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_PE, "0000:00:00.0000000000000000000000000000000000") }, false, EINVAL },
+	{ "addr_unterminated", PCIERR_CMD_GET_PE,
+	  { RAW(PCIERR_A_DEVICE, "0000:00:00.0", 12) }, false, EINVAL },
+	{ "addr_empty", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_PE, "") }, false, EINVAL },
+	{ "addr_bad_syntax", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_PE, "00:zz.0") }, false, EINVAL },
+	{ "addr_bad_function", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_DEVICE, "0000:00:00.8") }, false, EINVAL },
+	{ "addr_bad_syntax_inject", PCIERR_CMD_INJECT,
+	  { S(PCIERR_A_DEVICE, "not-an-address") }, false, EINVAL },
+	{ "step_99", PCIERR_CMD_REPORT,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_STEP, 99) }, false, EINVAL },
+	{ "step_0", PCIERR_CMD_REPORT,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_STEP, 0) }, false, EINVAL },
+	{ "inject_state_0", PCIERR_CMD_INJECT,
+	  { S(PCIERR_A_DEVICE, NO_SUCH_DEV), U32(PCIERR_A_STATE, 0) }, false, EINVAL },
+	{ "inject_state_99", PCIERR_CMD_INJECT,
+	  { S(PCIERR_A_DEVICE, NO_SUCH_DEV), U32(PCIERR_A_STATE, 99) }, false, EINVAL },
+	{ "report_state_99", PCIERR_CMD_REPORT,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV),
+	    U32(PCIERR_A_STEP, PCIERR_STEP_ERROR_DETECTED),
+	    U32(PCIERR_A_STATE, 99) }, false, EINVAL },
+	{ "reset_type_0", PCIERR_CMD_RESET,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_RESET_TYPE, 0) }, false, EINVAL },
+	{ "reset_type_99", PCIERR_CMD_RESET,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_RESET_TYPE, 99) }, false, EINVAL },
+	{ "unknown_attr", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_MAX + 1, 1) }, false, EINVAL },
+	{ "truncated_attr", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, true, EINVAL },
+	{ "unknown_command", PCIERR_CMD_MAX + 1,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, EOPNOTSUPP },
+	{ "get_pe_no_such_pe", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, ENODEV },
+	{ "get_pe_no_such_device", PCIERR_CMD_GET_PE,
+	  { S(PCIERR_A_DEVICE, NO_SUCH_DEV) }, false, ENODEV },
+	{ "inject_no_such_device", PCIERR_CMD_INJECT,
+	  { S(PCIERR_A_DEVICE, NO_SUCH_DEV) }, false, ENODEV },
+	{ "report_no_such_pe", PCIERR_CMD_REPORT,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_STEP, PCIERR_STEP_RESUME) },
+	  false, ENODEV },
+	{ "reset_no_such_pe", PCIERR_CMD_RESET,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_RESET_TYPE, PCIERR_RESET_HOT) },
+	  false, ENODEV },
+	{ "watch_no_such_pe", PCIERR_CMD_WATCH,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_WATCH_INTERVAL_MS, 100) },
+	  false, ENODEV },
+};
+
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	*(int *)arg = e->error;
+	return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	*(int *)arg = 0;
+	return NL_STOP;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	return NL_OK;	/* a reply (the request was accepted): wait for the ack */
+}
+
+static int raw_put(struct nl_msg *msg, const struct raw_attr *a)
+{
+	switch (a->kind) {
+	case R_STR:
+		return nla_put_string(msg, a->type, a->str);
+	case R_U16:
+		return nla_put_u16(msg, a->type, (uint16_t)a->num);
+	case R_U32:
+		return nla_put_u32(msg, a->type, (uint32_t)a->num);
+	case R_U64:
+		return nla_put_u64(msg, a->type, a->num);
+	case R_RAW:
+		return nla_put(msg, a->type, (int)a->len, a->str);
+	default:
+		return 0;
+	}
+}
+
+/* send one case; returns the kernel's errno (>= 0) or a negative libnl error */
+static int malformed_send(struct nl_sock *sk, int family, const struct malformed_case *c)
+{
+	struct nl_msg *msg;
+	struct nl_cb *cb;
+	int err = 1, r;
+
+	msg = nlmsg_alloc();
+	if (!msg)
+		return -NLE_NOMEM;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_ACK, c->cmd,
+			 PCIERR_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return -NLE_NOMEM;
+	}
+	for (size_t i = 0; i < sizeof(c->attrs) / sizeof(c->attrs[0]) && c->attrs[i].kind != R_END; i++) {
+		r = raw_put(msg, &c->attrs[i]);
+		if (r < 0) {
+			nlmsg_free(msg);
+			return r;
+		}
+	}
+	if (c->garbage_tail) {
+		/* an attribute header claiming more bytes than there are */
+		struct nlattr bogus = { .nla_len = 64, .nla_type = PCIERR_A_DEVICE };
+
+		r = nlmsg_append(msg, &bogus, sizeof(bogus), NLMSG_ALIGNTO);
+		if (r < 0) {
+			nlmsg_free(msg);
+			return r;
+		}
+	}
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		nlmsg_free(msg);
+		return -NLE_NOMEM;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &err);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &err);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, NULL);
+
+	r = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	while (r >= 0 && err > 0)
+		r = nl_recvmsgs(sk, cb);
+	nl_cb_put(cb);
+	if (r < 0 && err > 0)
+		return r;
+	return -err;
+}
+
+static int cmd_malformed(int argc, char **argv)
+{
+	struct nl_sock *sk;
+	int family, failed = 0, r;
+
+	if (argc != 1)
+		return usage_msg("takes no arguments");
+	sk = nl_socket_alloc();
+	if (!sk)
+		return fail(-ENOMEM, NULL);
+	r = genl_connect(sk);
+	if (r < 0) {
+		nl_socket_free(sk);
+		fprintf(stderr, "%s: %s: %s\n", PROG, cmd_name, nl_geterror(r));
+		return EXIT_FAILURE;
+	}
+	family = genl_ctrl_resolve(sk, PCIERR_GENL_NAME);
+	if (family < 0) {
+		nl_socket_free(sk);
+		if (family == -NLE_OBJ_NOTFOUND)
+			return fail(-EPROTONOSUPPORT, NULL);
+		fprintf(stderr, "%s: %s: %s\n", PROG, cmd_name, nl_geterror(family));
+		return EXIT_FAILURE;
+	}
+	/* acks are asked for in each message */
+	nl_socket_disable_auto_ack(sk);
+
+	for (size_t i = 0; i < sizeof(malformed_cases) / sizeof(malformed_cases[0]); i++) {
+		const struct malformed_case *c = &malformed_cases[i];
+		const char *want = strerrorname_np(c->expected);
+		char got[64];
+		bool ok;
+
+		r = malformed_send(sk, family, c);
+		if (r < 0) {
+			snprintf(got, sizeof(got), "libnl:%s", nl_geterror(r));
+			ok = false;
+		} else if (r == 0) {
+			snprintf(got, sizeof(got), "0");
+			ok = false;
+		} else {
+			snprintf(got, sizeof(got), "%s", strerrorname_np(r) ?: "?");
+			ok = r == c->expected;
+		}
+		printf("case=%s expected=%s got=%s %s\n", c->name, want ? want : "?", got,
+		       ok ? "ok" : "FAIL");
+		fflush(stdout);
+		if (!ok)
+			failed++;
+	}
+	nl_socket_free(sk);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int cmd_help(int argc, char **argv);
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "dump",      cmd_dump,      "every PE and device, one line per device" },
+	{ "pe",        cmd_pe,        "ADDR: the PE of that address (a PE's or a device's)" },
+	{ "stats",     cmd_stats,     "the module's counters, name=value" },
+	{ "inject",    cmd_inject,    "DEV [--state frozen|perm_failure] [--unavail MS]: a software detection" },
+	{ "listen",    cmd_listen,    "[--count N] [--timeout SEC] [--ready-file PATH]: print notifications" },
+	{ "report",    cmd_report,    "PE STEP [--state S] [--no-wait] [--timeout SEC]: call a recovery callback" },
+	{ "enable-io", cmd_enable_io, "PE [--no-wait] [--timeout SEC]: MMIO on, DMA off" },
+	{ "reset",     cmd_reset,     "PE [--fundamental] [--no-wait] [--timeout SEC]: reset, restore config" },
+	{ "remove",    cmd_remove,    "PE [--no-wait] [--timeout SEC]: hot-unplug every device" },
+	{ "rescan",    cmd_rescan,    "PE [--no-wait] [--timeout SEC]: rescan the PE's bus" },
+	{ "disable",   cmd_disable,   "PE [--no-wait] [--timeout SEC]: permanent failure, keep away" },
+	{ "enable",    cmd_enable,    "PE [--no-wait] [--timeout SEC]: undo disable" },
+	{ "watch",     cmd_watch,     "PE MS: presence watchdog interval (0 = off)" },
+	{ "iochk",     cmd_iochk,     "DEV -- CMD [ARGS...]: errors of DEV while CMD ran" },
+	{ "malformed", cmd_malformed, "send bad requests, check the kernel refuses each rightly" },
+	{ "help",      cmd_help,      "this text" },
+};
+
+static void print_usage(FILE *f)
+{
+	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", PROG);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage, 3 timed out waiting for an operation.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	print_usage(stdout);
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cmd_help(argc - 1, argv + 1);
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			cmd_name = commands[i].name;
+			optind = 1;
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "%s: unknown command '%s'\n", PROG, argv[1]);
+	print_usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The unit test runner: every suite of the tree, in one srunner.
+ * CK_FORK (default yes), CK_VERBOSITY, CK_RUN_SUITE, CK_RUN_CASE are
+ * honoured as usual.
+ *
+ * The suites of other parts of the tree (the daemon's policy and config)
+ * are declared weak: unit.mk links them when their sources exist, and
+ * the runner skips any that is not there.
+ */
+#include <stdlib.h>
+
+#include "cksuite.h"
+
+Suite *suite_policy(void) __attribute__((weak));
+Suite *suite_config(void) __attribute__((weak));
+
+int main(void)
+{
+	Suite *(*const suites[])(void) = {
+		suite_names,
+		suite_addr,
+		suite_notify,
+		suite_pe,
+		suite_reply,
+		suite_ctx,
+		suite_policy,
+		suite_config,
+	};
+	SRunner *sr = NULL;
+	int failed;
+
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+		if (!suites[i])
+			continue;
+		if (!sr)
+			sr = srunner_create(suites[i]());
+		else
+			srunner_add_suite(sr, suites[i]());
+	}
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

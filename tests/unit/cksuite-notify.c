@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Parsing the multicast notifications: EVENT, OP_DONE, OVERFLOW, built
+ * as the kernel builds them; and every kind of malformed one.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cksuite.h"
+
+static void free_msg(struct nl_msg **m)
+{
+	nlmsg_free(*m);
+	*m = NULL;
+}
+
+static int parse(struct nl_msg *m, struct pcierr_notification **n)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
+
+	return pcierr_parse_notification(nlh, nlh->nlmsg_len, n);
+}
+
+START_TEST(test_event)
+{
+	struct nl_msg *m = ck_build_event(42);
+	struct pcierr_notification *n = NULL;
+
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(n->type, PCIERR_NOTIFY_EVENT);
+	ck_assert_uint_eq(n->event.seq, 42);
+	ck_assert_str_eq(n->event.pe, "0000:00:02.0");
+	ck_assert_str_eq(n->event.dev, "0000:01:00.0");
+	ck_assert_int_eq(n->event.state, PCIERR_STATE_FROZEN);
+	ck_assert_int_eq(n->event.source, PCIERR_SOURCE_INJECT);
+	ck_assert_uint_eq(n->event.time_unavail_ms, 250);
+	ck_assert_uint_eq(n->event.timestamp_ns, 123456789000ULL);
+	ck_assert_uint_eq(n->event.error_gen, 3);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
+START_TEST(test_op_done_report)
+{
+	struct nl_msg *m = ck_build_op_done(7, PCIERR_CMD_REPORT);
+	struct pcierr_notification *n = NULL;
+	const struct pcierr_op_done *d;
+
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(n->type, PCIERR_NOTIFY_OP_DONE);
+	d = &n->op_done;
+	ck_assert_uint_eq(d->op_id, 7);
+	ck_assert_int_eq(d->op, PCIERR_CMD_REPORT);
+	ck_assert_str_eq(d->pe, "0000:00:02.0");
+	ck_assert_int_eq(d->step, PCIERR_STEP_ERROR_DETECTED);
+	ck_assert_int_eq(d->result, PCIERR_RESULT_NEED_RESET);
+	ck_assert_int_eq(d->error, 0);
+	ck_assert_uint_eq(d->duration_ns, 4242);
+	ck_assert_int_eq(d->pe_state, PCIERR_PE_STATE_FROZEN);
+	ck_assert_uint_eq(d->n_results, 2);
+	ck_assert_str_eq(d->results[0].addr, "0000:01:00.0");
+	ck_assert_int_eq(d->results[0].result, PCIERR_RESULT_NEED_RESET);
+	ck_assert_str_eq(d->results[1].addr, "0000:01:00.1");
+	ck_assert_int_eq(d->results[1].result, PCIERR_RESULT_NONE);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
+static const uint32_t other_ops[] = {
+	PCIERR_CMD_ENABLE_IO, PCIERR_CMD_RESET, PCIERR_CMD_REMOVE, PCIERR_CMD_RESCAN,
+	PCIERR_CMD_DISABLE, PCIERR_CMD_ENABLE,
+};
+
+START_TEST(test_op_done_other)
+{
+	struct nl_msg *m = ck_build_op_done(1000 + _i, other_ops[_i]);
+	struct pcierr_notification *n = NULL;
+
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(n->type, PCIERR_NOTIFY_OP_DONE);
+	ck_assert_uint_eq(n->op_done.op_id, 1000 + _i);
+	ck_assert_int_eq(n->op_done.op, other_ops[_i]);
+	ck_assert_int_eq(n->op_done.step, PCIERR_STEP_UNSPEC);
+	ck_assert_int_eq(n->op_done.result, PCIERR_RESULT_UNSPEC);
+	ck_assert_uint_eq(n->op_done.n_results, 0);
+	ck_assert_ptr_null(n->op_done.results);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
+START_TEST(test_overflow)
+{
+	struct nl_msg *m = ck_build_overflow(17, 1234);
+	struct pcierr_notification *n = NULL;
+
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(n->type, PCIERR_NOTIFY_OVERFLOW);
+	ck_assert_uint_eq(n->overflow.dropped, 17);
+	ck_assert_uint_eq(n->overflow.next_seq, 1234);
+	ck_assert_int_eq(n->overflow.reason, PCIERR_OVERFLOW_KERNEL);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
+/* Other commands of the family are no notifications: ignored. */
+START_TEST(test_not_a_notification)
+{
+	struct nl_msg *m = ck_genl_msg(PCIERR_CMD_GET_STATS, 0, 0);
+	struct pcierr_notification *n = (void *)1;
+
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_null(n);
+	free_msg(&m);
+}
+END_TEST
+
+/* Attributes of a newer ABI are ignored. */
+START_TEST(test_unknown_attrs_ignored)
+{
+	struct nl_msg *m = ck_build_event(5);
+	struct pcierr_notification *n = NULL;
+
+	ck_assert_int_eq(nla_put_u32(m, PCIERR_A_MAX + 1, 77), 0);
+	ck_assert_int_eq(nla_put_string(m, PCIERR_A_MAX + 9, "future"), 0);
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_uint_eq(n->event.seq, 5);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+
+enum which { W_EVENT, W_OP_DONE, W_OVERFLOW };
+
+static const struct {
+	const char *name;
+	enum which which;
+	struct ck_override ov;
+} bad[] = {
+	/* EVENT: missing */
+	{ "event_no_seq",    W_EVENT, OV_OMIT(0, PCIERR_A_SEQ) },
+	{ "event_no_pe",     W_EVENT, OV_OMIT(0, PCIERR_A_PE) },
+	{ "event_no_dev",    W_EVENT, OV_OMIT(0, PCIERR_A_DEVICE) },
+	{ "event_no_state",  W_EVENT, OV_OMIT(0, PCIERR_A_STATE) },
+	{ "event_no_source", W_EVENT, OV_OMIT(0, PCIERR_A_SOURCE) },
+	/* EVENT: wrong types and lengths */
+	{ "event_seq_u32",   W_EVENT, OV_NUM(0, PCIERR_A_SEQ, CK_U32, 1) },
+	{ "event_state_u16", W_EVENT, OV_NUM(0, PCIERR_A_STATE, CK_U16, 2) },
+	{ "event_state_u64", W_EVENT, OV_NUM(0, PCIERR_A_STATE, CK_U64, 2) },
+	{ "event_ts_u32",    W_EVENT, OV_NUM(0, PCIERR_A_TIMESTAMP_NS, CK_U32, 2) },
+	{ "event_gen_u64",   W_EVENT, OV_NUM(0, PCIERR_A_ERROR_GEN, CK_U64, 2) },
+	{ "event_pe_u32",    W_EVENT, OV_NUM(0, PCIERR_A_PE, CK_U32, 0x30303030) },
+	{ "event_pe_empty",  W_EVENT, OV_RAW(0, PCIERR_A_PE, "", 0) },
+	{ "event_pe_unterminated", W_EVENT, OV_RAW(0, PCIERR_A_PE, "0000:00:02.0", 12) },
+	{ "event_pe_inner_nul", W_EVENT, OV_RAW(0, PCIERR_A_PE, "0000:00\0:02.0", 14) },
+	{ "event_pe_oversize", W_EVENT, OV_STR(0, PCIERR_A_PE, "0000:00:02.00000000000000000000") },
+	{ "event_pe_bad_syntax", W_EVENT, OV_STR(0, PCIERR_A_PE, "0000:00:02") },
+	{ "event_dev_bad_syntax", W_EVENT, OV_STR(0, PCIERR_A_DEVICE, "e1000e") },
+	/* EVENT: enum values out of range */
+	{ "event_state_0",   W_EVENT, OV_NUM(0, PCIERR_A_STATE, CK_U32, 0) },
+	{ "event_state_max", W_EVENT, OV_NUM(0, PCIERR_A_STATE, CK_U32, __PCIERR_STATE_MAX) },
+	{ "event_state_big", W_EVENT, OV_NUM(0, PCIERR_A_STATE, CK_U32, 0xffffffff) },
+	{ "event_source_0",  W_EVENT, OV_NUM(0, PCIERR_A_SOURCE, CK_U32, 0) },
+	{ "event_source_99", W_EVENT, OV_NUM(0, PCIERR_A_SOURCE, CK_U32, 99) },
+	/* EVENT: garbage after the last attribute */
+	{ "event_junk_3",    W_EVENT, OV_JUNK(0, 3) },
+	{ "event_junk_8",    W_EVENT, OV_JUNK(0, 8) },
+
+	/* OP_DONE */
+	{ "op_no_id",        W_OP_DONE, OV_OMIT(0, PCIERR_A_OP_ID) },
+	{ "op_no_op",        W_OP_DONE, OV_OMIT(0, PCIERR_A_OP) },
+	{ "op_no_pe",        W_OP_DONE, OV_OMIT(0, PCIERR_A_PE) },
+	{ "op_no_errno",     W_OP_DONE, OV_OMIT(0, PCIERR_A_ERRNO) },
+	{ "op_no_step",      W_OP_DONE, OV_OMIT(0, PCIERR_A_STEP) },
+	{ "op_no_result",    W_OP_DONE, OV_OMIT(0, PCIERR_A_RESULT) },
+	{ "op_op_0",         W_OP_DONE, OV_NUM(0, PCIERR_A_OP, CK_U32, 0) },
+	{ "op_op_get_pe",    W_OP_DONE, OV_NUM(0, PCIERR_A_OP, CK_U32, PCIERR_CMD_GET_PE) },
+	{ "op_op_watch",     W_OP_DONE, OV_NUM(0, PCIERR_A_OP, CK_U32, PCIERR_CMD_WATCH) },
+	{ "op_op_99",        W_OP_DONE, OV_NUM(0, PCIERR_A_OP, CK_U32, 99) },
+	{ "op_step_0",       W_OP_DONE, OV_NUM(0, PCIERR_A_STEP, CK_U32, 0) },
+	{ "op_step_99",      W_OP_DONE, OV_NUM(0, PCIERR_A_STEP, CK_U32, 99) },
+	{ "op_result_0",     W_OP_DONE, OV_NUM(0, PCIERR_A_RESULT, CK_U32, 0) },
+	{ "op_result_99",    W_OP_DONE, OV_NUM(0, PCIERR_A_RESULT, CK_U32, 99) },
+	{ "op_pe_state_0",   W_OP_DONE, OV_NUM(0, PCIERR_A_PE_STATE, CK_U32, 0) },
+	{ "op_pe_state_99",  W_OP_DONE, OV_NUM(0, PCIERR_A_PE_STATE, CK_U32, 99) },
+	{ "op_errno_huge",   W_OP_DONE, OV_NUM(0, PCIERR_A_ERRNO, CK_U32, 100000) },
+	{ "op_id_u32",       W_OP_DONE, OV_NUM(0, PCIERR_A_OP_ID, CK_U32, 7) },
+	{ "op_duration_u16", W_OP_DONE, OV_NUM(0, PCIERR_A_DURATION_NS, CK_U16, 7) },
+	{ "op_results_u32",  W_OP_DONE, OV_NUM(0, PCIERR_A_RESULTS, CK_U32, 7) },
+	{ "op_junk",         W_OP_DONE, OV_JUNK(0, 5) },
+	/* OP_DONE: inside a result entry (scope 1) and the list (scope 3) */
+	{ "res_no_addr",     W_OP_DONE, OV_OMIT(1, PCIERR_DEV_A_ADDR) },
+	{ "res_no_result",   W_OP_DONE, OV_OMIT(1, PCIERR_DEV_A_RESULT) },
+	{ "res_result_0",    W_OP_DONE, OV_NUM(2, PCIERR_DEV_A_RESULT, CK_U32, 0) },
+	{ "res_result_99",   W_OP_DONE, OV_NUM(2, PCIERR_DEV_A_RESULT, CK_U32, 99) },
+	{ "res_result_u16",  W_OP_DONE, OV_NUM(1, PCIERR_DEV_A_RESULT, CK_U16, 1) },
+	{ "res_addr_oversize", W_OP_DONE, OV_STR(1, PCIERR_DEV_A_ADDR, "0000:01:00.0000000000000000000000") },
+	{ "res_addr_bad",    W_OP_DONE, OV_STR(2, PCIERR_DEV_A_ADDR, "01:00.9") },
+	{ "res_addr_unterminated", W_OP_DONE, OV_RAW(1, PCIERR_DEV_A_ADDR, "0000:01:00.0", 12) },
+	{ "res_junk",        W_OP_DONE, OV_JUNK(1, 2) },
+	{ "res_list_junk",   W_OP_DONE, OV_JUNK(3, 6) },
+
+	/* OVERFLOW */
+	{ "ovf_no_dropped",  W_OVERFLOW, OV_OMIT(0, PCIERR_A_DROPPED) },
+	{ "ovf_no_seq",      W_OVERFLOW, OV_OMIT(0, PCIERR_A_SEQ) },
+	{ "ovf_dropped_u32", W_OVERFLOW, OV_NUM(0, PCIERR_A_DROPPED, CK_U32, 3) },
+	{ "ovf_seq_str",     W_OVERFLOW, OV_STR(0, PCIERR_A_SEQ, "123") },
+	{ "ovf_junk",        W_OVERFLOW, OV_JUNK(0, 1) },
+};
+
+static struct nl_msg *build(enum which w)
+{
+	switch (w) {
+	case W_EVENT:
+		return ck_build_event(9);
+	case W_OP_DONE:
+		return ck_build_op_done(9, PCIERR_CMD_REPORT);
+	default:
+		return ck_build_overflow(1, 9);
+	}
+}
+
+START_TEST(test_malformed)
+{
+	struct pcierr_notification *n = (void *)1;
+	struct nl_msg *m;
+	int r;
+
+	ck_ov = &bad[_i].ov;
+	m = build(bad[_i].which);
+	ck_ov = NULL;
+	r = parse(m, &n);
+	ck_assert_msg(r == -EBADMSG, "%s: got %d", bad[_i].name, r);
+	ck_assert_ptr_null(n);
+	free_msg(&m);
+}
+END_TEST
+
+/* The same message cut short anywhere fails cleanly, never reads
+ * beyond what it was given. */
+START_TEST(test_truncated)
+{
+	struct nl_msg *m = build(_i);
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
+	uint32_t full = nlh->nlmsg_len;
+
+	for (uint32_t len = 0; len < full; len++) {
+		struct pcierr_notification *n = (void *)1;
+		void *copy = malloc(len ? len : 1);
+		int r;
+
+		/* the buffer is just len bytes: valgrind sees any overread */
+		memcpy(copy, nlh, len);
+		r = pcierr_parse_notification(copy, len, &n);
+		ck_assert_msg(r == -EBADMSG, "len %u: got %d", len, r);
+		ck_assert_ptr_null(n);
+
+		/* nlmsg_len shortened too: attributes cut off */
+		if (len >= NLMSG_HDRLEN + GENL_HDRLEN + 1 && len % 4 != 0) {
+			((struct nlmsghdr *)copy)->nlmsg_len = len;
+			r = pcierr_parse_notification(copy, len, &n);
+			ck_assert_msg(r == -EBADMSG, "nlmsg_len %u: got %d", len, r);
+		}
+		free(copy);
+	}
+	free_msg(&m);
+}
+END_TEST
+
+START_TEST(test_bad_headers)
+{
+	struct nl_msg *m = ck_build_event(1);
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
+	struct pcierr_notification *n = (void *)1;
+	uint32_t full = nlh->nlmsg_len;
+
+	/* nlmsg_len beyond the buffer */
+	ck_assert_int_eq(pcierr_parse_notification(nlh, full - 1, &n), -EBADMSG);
+	/* nlmsg_len shorter than the headers */
+	nlh->nlmsg_len = NLMSG_HDRLEN + 2;
+	ck_assert_int_eq(pcierr_parse_notification(nlh, full, &n), -EBADMSG);
+	nlh->nlmsg_len = 0;
+	ck_assert_int_eq(pcierr_parse_notification(nlh, full, &n), -EBADMSG);
+	ck_assert_int_eq(pcierr_parse_notification(NULL, 0, &n), -EBADMSG);
+	ck_assert_ptr_null(n);
+	free_msg(&m);
+}
+END_TEST
+
+Suite *suite_notify(void)
+{
+	Suite *s = suite_create("notify");
+	TCase *tc;
+
+	tc = tcase_create("good");
+	tcase_add_test(tc, test_event);
+	tcase_add_test(tc, test_op_done_report);
+	tcase_add_loop_test(tc, test_op_done_other, 0, ARRAY_SIZE(other_ops));
+	tcase_add_test(tc, test_overflow);
+	tcase_add_test(tc, test_not_a_notification);
+	tcase_add_test(tc, test_unknown_attrs_ignored);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("malformed");
+	tcase_add_loop_test(tc, test_malformed, 0, ARRAY_SIZE(bad));
+	tcase_add_loop_test(tc, test_truncated, W_EVENT, W_OVERFLOW + 1);
+	tcase_add_test(tc, test_bad_headers);
+	suite_add_tcase(s, tc);
+	return s;
+}

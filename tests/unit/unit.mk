@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# libpcierr unit tests (Check); included by the top-level Makefile.
+# They link the library's objects statically (build/lib/libpcierr.a) to
+# reach the internal parsers, which the shared library does not export.
+#
+#   make unit-check       build build/tests/check-all and run it
+#   make unit-valgrind    the same under valgrind --leak-check=full
+
+UNIT_DIR   := tests/unit
+UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c $(sort $(wildcard $(UNIT_DIR)/cksuite-*.c))
+# the pure parts of the daemon that its suites (cksuite-policy.c,
+# cksuite-config.c) test, when they exist
+UNIT_DAEMON_SRCS := $(wildcard daemon/policy.c daemon/config.c)
+UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS)) \
+	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS))
+UNIT_BIN   := $(BUILD)/tests/check-all
+UNIT_CFLAGS := $(CFLAGS) $(NL_CFLAGS) $(CHECK_CFLAGS) -I$(CURDIR)/$(LIBPCIERR_DIR) -MMD -MP
+
+VALGRIND ?= valgrind
+VALGRIND_FLAGS ?= --leak-check=full --show-leak-kinds=definite,indirect,possible \
+	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1 -q
+
+.PHONY: unit-check unit-valgrind
+
+$(BUILD)/$(UNIT_DIR)/%.o: $(UNIT_DIR)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+$(BUILD)/$(UNIT_DIR)/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+$(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS)
+
+unit-check: $(UNIT_BIN)
+	$(UNIT_BIN)
+
+# no fork: valgrind then follows every test in one process
+unit-valgrind: $(UNIT_BIN)
+	CK_FORK=no $(VALGRIND) $(VALGRIND_FLAGS) $(UNIT_BIN)
+
+-include $(UNIT_OBJS:.o=.d)
