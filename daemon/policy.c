@@ -1,0 +1,944 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcierrd policy: pure functions, see policy.h for the rules. No I/O, no
+ * clocks, no printing, no allocation.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+#include "policy.h"
+
+#define RESET_BIT(t)	(1U << (t))
+
+enum pcierr_result pcierr_policy_merge(enum pcierr_result orig,
+				       enum pcierr_result new_result)
+{
+	/* drivers/pci/pcie/err.c merge_result(); NO_DRIVER and GONE are the
+	 * shim's own "no opinion" answers (unaware devices are handled by
+	 * hotplug, not by the merge). */
+	switch (new_result) {
+	case PCIERR_RESULT_CAN_RECOVER:
+	case PCIERR_RESULT_NEED_RESET:
+	case PCIERR_RESULT_DISCONNECT:
+	case PCIERR_RESULT_RECOVERED:
+		break;
+	default:
+		return orig;
+	}
+
+	switch (orig) {
+	case PCIERR_RESULT_CAN_RECOVER:
+	case PCIERR_RESULT_RECOVERED:
+		return new_result;
+	case PCIERR_RESULT_DISCONNECT:
+		if (new_result == PCIERR_RESULT_NEED_RESET)
+			return PCIERR_RESULT_NEED_RESET;
+		return orig;
+	default:
+		return orig;
+	}
+}
+
+bool pcierr_policy_device_aware(const struct pcierr_policy_device *d)
+{
+	const uint32_t need = (1U << PCIERR_HANDLER_ERROR_DETECTED) |
+			      (1U << PCIERR_HANDLER_SLOT_RESET);
+
+	return d->driver_bound && (d->handlers & need) == need;
+}
+
+static bool is_bridge(const struct pcierr_policy_device *d)
+{
+	return d->flags & PCIERR_DEV_F_BRIDGE;
+}
+
+/* unaware endpoint: hot-unplugged and rescanned instead of called */
+static bool is_unaware(const struct pcierr_policy_device *d)
+{
+	return !is_bridge(d) && !pcierr_policy_device_aware(d);
+}
+
+bool pcierr_policy_count_freeze(struct pcierr_freeze_record *r,
+				pcierr_usec_t now,
+				const struct pcierr_settings *s)
+{
+	pcierr_usec_t window = (pcierr_usec_t)s->freeze_window_sec * PCIERR_USEC_PER_SEC;
+
+	if (r->count == 0 || (now > r->last_usec && now - r->last_usec > window)) {
+		r->count = 0;
+		r->first_usec = now;
+	}
+	if (r->count < UINT32_MAX)
+		r->count++;
+	r->last_usec = MAX(r->last_usec, now);
+	return r->count > s->max_freezes;
+}
+
+static const char *const action_names[] = {
+	[PCIERR_ACTION_NOTHING] = "nothing",
+	[PCIERR_ACTION_REPORT] = "report",
+	[PCIERR_ACTION_ENABLE_IO] = "enable-io",
+	[PCIERR_ACTION_RESET] = "reset",
+	[PCIERR_ACTION_REMOVE] = "remove",
+	[PCIERR_ACTION_WAIT_UDEV] = "wait-udev",
+	[PCIERR_ACTION_WAIT] = "wait",
+	[PCIERR_ACTION_RESCAN] = "rescan",
+	[PCIERR_ACTION_DISABLE] = "disable",
+	[PCIERR_ACTION_DONE] = "done",
+	[PCIERR_ACTION_STUCK] = "stuck",
+};
+
+static const char *const reason_names[] = {
+	[PCIERR_REASON_NONE] = "none",
+	[PCIERR_REASON_FALSE_ALARM] = "false-alarm",
+	[PCIERR_REASON_RECOVER_OFF] = "recover-off",
+	[PCIERR_REASON_FOLDED] = "folded",
+	[PCIERR_REASON_KERNEL] = "kernel-recovering",
+	[PCIERR_REASON_WAITING] = "waiting",
+	[PCIERR_REASON_IGNORED] = "ignored",
+	[PCIERR_REASON_RECOVERED] = "recovered",
+	[PCIERR_REASON_GONE] = "gone",
+	[PCIERR_REASON_TOO_MANY_FREEZES] = "too-many-freezes",
+	[PCIERR_REASON_PERM_FAILURE] = "permanent-failure",
+	[PCIERR_REASON_DISCONNECT] = "disconnect",
+	[PCIERR_REASON_RESET_FAILED] = "reset-failed",
+	[PCIERR_REASON_NO_RESET] = "no-reset",
+	[PCIERR_REASON_IDENTITY_DISABLED] = "identity-disabled",
+	[PCIERR_REASON_OP_FAILED] = "operation-failed",
+};
+
+static const char *const phase_names[] = {
+	[PCIERR_PHASE_IDLE] = "idle",
+	[PCIERR_PHASE_WAIT] = "wait",
+	[PCIERR_PHASE_ERROR_DETECTED] = "error-detected",
+	[PCIERR_PHASE_ENABLE_IO] = "enable-io",
+	[PCIERR_PHASE_MMIO_ENABLED] = "mmio-enabled",
+	[PCIERR_PHASE_RESET] = "reset",
+	[PCIERR_PHASE_SLOT_RESET] = "slot-reset",
+	[PCIERR_PHASE_RESUME] = "resume",
+	[PCIERR_PHASE_REMOVE] = "remove",
+	[PCIERR_PHASE_WAIT_UDEV] = "wait-udev",
+	[PCIERR_PHASE_RESCAN] = "rescan",
+	[PCIERR_PHASE_DISABLE] = "disable",
+	[PCIERR_PHASE_KERNEL] = "kernel",
+};
+
+const char *pcierr_policy_action_to_string(enum pcierr_policy_action a)
+{
+	return (unsigned int)a < ELEMENTSOF(action_names) ? action_names[a] : NULL;
+}
+
+const char *pcierr_policy_reason_to_string(enum pcierr_policy_reason r)
+{
+	return (unsigned int)r < ELEMENTSOF(reason_names) ? reason_names[r] : NULL;
+}
+
+const char *pcierr_recovery_phase_to_string(enum pcierr_recovery_phase p)
+{
+	return (unsigned int)p < ELEMENTSOF(phase_names) ? phase_names[p] : NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+
+struct ctx {
+	const struct pcierr_config *cfg;
+	const struct pcierr_policy_pe *pe;
+	struct pcierr_recovery *rec;
+	const struct pcierr_policy_event *ev;
+	struct pcierr_policy_output *out;
+	struct pcierr_settings pe_settings;	/* PE-wide, see pe_settings() */
+};
+
+static int find_device(const struct pcierr_policy_pe *pe, const char *addr)
+{
+	char norm[PCIERR_ADDR_MAX];
+
+	if (!addr || !*addr)
+		return -1;
+	if (pcierr_parse_pci_address(addr, norm) < 0)
+		snprintf(norm, sizeof(norm), "%s", addr);
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		char d[PCIERR_ADDR_MAX];
+
+		if (pcierr_parse_pci_address(pe->devices[i].addr, d) < 0)
+			snprintf(d, sizeof(d), "%s", pe->devices[i].addr);
+		if (strcmp(d, norm) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void device_settings(const struct ctx *c, size_t i, struct pcierr_settings *s)
+{
+	const struct pcierr_policy_device *d = &c->pe->devices[i];
+
+	pcierr_config_resolve(c->cfg, d->addr, true, d->vendor, d->device, s);
+}
+
+/*
+ * PE-wide settings: Recover=no on any device of the PE, or set for the PE's
+ * own address, turns recovery off; the step timeout is the longest of the
+ * devices' (and the PE address's, when set there); MaxWaitSec is the named
+ * device's. A PE without devices takes its address's settings.
+ */
+static void pe_settings(struct ctx *c)
+{
+	struct pcierr_settings *ps = &c->pe_settings;
+	char norm[PCIERR_ADDR_MAX];
+	int named = -1;
+
+	pcierr_config_resolve(c->cfg, c->pe->addr, false, 0, 0, ps);
+	if (c->pe->n_devices == 0)
+		return;
+
+	if (c->ev->type == PCIERR_POLICY_EV_FREEZE || c->ev->type == PCIERR_POLICY_EV_AER)
+		named = find_device(c->pe, c->ev->device);
+	for (size_t i = 0; i < c->pe->n_devices; i++) {
+		struct pcierr_settings s;
+
+		device_settings(c, i, &s);
+		if (i == 0) {
+			ps->recover = s.recover;
+			ps->step_timeout_sec = s.step_timeout_sec;
+			ps->max_wait_sec = s.max_wait_sec;
+		}
+		ps->recover = ps->recover && s.recover;
+		ps->step_timeout_sec = MAX(ps->step_timeout_sec, s.step_timeout_sec);
+		if ((int)i == named)
+			ps->max_wait_sec = s.max_wait_sec;
+	}
+
+	/* what is set for the PE's own address explicitly */
+	if (pcierr_parse_pci_address(c->pe->addr, norm) < 0)
+		return;
+	for (size_t i = 0; i < c->cfg->n_overrides; i++) {
+		const struct pcierr_config_override *o = &c->cfg->overrides[i];
+
+		if (o->type != PCIERR_MATCH_ADDRESS || strcmp(o->addr, norm) != 0)
+			continue;
+		if (o->set & PCIERR_SET_RECOVER)
+			ps->recover = ps->recover && o->settings.recover;
+		if (o->set & PCIERR_SET_STEP_TIMEOUT_SEC)
+			ps->step_timeout_sec = MAX(ps->step_timeout_sec,
+						   o->settings.step_timeout_sec);
+	}
+}
+
+static pcierr_usec_t step_timeout(const struct ctx *c)
+{
+	return (pcierr_usec_t)c->pe_settings.step_timeout_sec * PCIERR_USEC_PER_SEC;
+}
+
+static void add_effect(struct ctx *c, enum pcierr_policy_effect_type type,
+		       unsigned int device, const struct pcierr_freeze_record *r,
+		       enum pcierr_policy_reason reason)
+{
+	struct pcierr_policy_output *o = c->out;
+
+	if (o->n_effects >= ELEMENTSOF(o->effects))
+		return;
+	o->effects[o->n_effects++] = (struct pcierr_policy_effect) {
+		.type = type,
+		.device = device,
+		.record = *r,
+		.reason = reason,
+	};
+}
+
+_printf_(2, 3)
+static void set_message(struct pcierr_recovery *rec, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rec->message, sizeof(rec->message), fmt, ap);
+	va_end(ap);
+}
+
+/* A device's record as this output leaves it */
+static struct pcierr_freeze_record current_record(const struct ctx *c, size_t i)
+{
+	struct pcierr_freeze_record r = c->pe->devices[i].history;
+
+	for (size_t e = 0; e < c->out->n_effects; e++)
+		if (c->out->effects[e].device == i)
+			r = c->out->effects[e].record;
+	return r;
+}
+
+/* Mark every device's identity disabled (a failure of the whole PE) */
+static void disable_all_identities(struct ctx *c, enum pcierr_policy_reason reason)
+{
+	for (size_t i = 0; i < c->pe->n_devices; i++) {
+		struct pcierr_freeze_record r = current_record(c, i);
+
+		r.disabled = true;
+		add_effect(c, PCIERR_EFFECT_IDENTITY_DISABLED, (unsigned int)i, &r, reason);
+	}
+}
+
+/*
+ * Count the freeze of the event: against the named device, or every device
+ * when none (or an unknown one) is named. Returns true when a count went
+ * above its limit; then, if may_disable, those identities are disabled
+ * (effects) and rec->message says why.
+ */
+static bool record_freezes(struct ctx *c, bool may_disable)
+{
+	const struct pcierr_policy_pe *pe = c->pe;
+	int named = find_device(pe, c->ev->device);
+	bool exceeded = false;
+
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		const struct pcierr_policy_device *d = &pe->devices[i];
+		struct pcierr_freeze_record r = d->history;
+		struct pcierr_settings s;
+
+		if (named >= 0 && (int)i != named)
+			continue;
+		device_settings(c, i, &s);
+		if (!pcierr_policy_count_freeze(&r, c->ev->now, &s)) {
+			add_effect(c, PCIERR_EFFECT_FREEZE_RECORDED, (unsigned int)i, &r,
+				   PCIERR_REASON_NONE);
+			continue;
+		}
+		add_effect(c, PCIERR_EFFECT_FREEZE_RECORDED, (unsigned int)i, &r,
+			   PCIERR_REASON_NONE);
+		if (!may_disable)
+			continue;
+		r.disabled = true;
+		add_effect(c, PCIERR_EFFECT_IDENTITY_DISABLED, (unsigned int)i, &r,
+			   PCIERR_REASON_TOO_MANY_FREEZES);
+		if (!exceeded)
+			set_message(c->rec,
+				    "%s [%04x:%04x] froze %u times, each within %u s of the one before (at most %u are recovered): permanently disabled. Please try reseating or replacing it",
+				    d->addr, d->vendor, d->device, r.count,
+				    s.freeze_window_sec, s.max_freezes);
+		exceeded = true;
+	}
+	c->rec->freezes++;
+	return exceeded;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Outputs */
+
+static int enter(struct ctx *c, enum pcierr_recovery_phase phase,
+		  enum pcierr_policy_action action)
+{
+	c->rec->phase = phase;
+	c->out->action = action;
+	c->out->timeout_usec = step_timeout(c);
+	return 0;
+}
+
+static int report(struct ctx *c, enum pcierr_recovery_phase phase, enum pcierr_step step)
+{
+	enter(c, phase, PCIERR_ACTION_REPORT);
+	c->out->step = step;
+	if (step == PCIERR_STEP_ERROR_DETECTED)
+		c->out->state = PCIERR_STATE_FROZEN;
+	return 0;
+}
+
+static int nothing(struct ctx *c, enum pcierr_policy_reason reason)
+{
+	c->out->action = PCIERR_ACTION_NOTHING;
+	c->out->reason = reason;
+	return 0;
+}
+
+static int done(struct ctx *c, bool recovered, enum pcierr_policy_reason reason)
+{
+	struct pcierr_policy_output *o = c->out;
+
+	o->action = PCIERR_ACTION_DONE;
+	o->recovered = recovered;
+	o->reason = reason;
+	o->duration_usec = c->ev->now > c->rec->started_usec ?
+		c->ev->now - c->rec->started_usec : 0;
+	if (reason == PCIERR_REASON_RECOVERED)
+		snprintf(o->message, sizeof(o->message), "recovered");
+	else if (reason == PCIERR_REASON_GONE)
+		snprintf(o->message, sizeof(o->message), "the device went away during recovery");
+	else
+		snprintf(o->message, sizeof(o->message), "%s", c->rec->message);
+	*c->rec = PCIERR_RECOVERY_INIT;
+	return 0;
+}
+
+/* DISABLE with the reason; rec->message must be set already */
+static int disable(struct ctx *c, enum pcierr_policy_reason reason)
+{
+	enter(c, PCIERR_PHASE_DISABLE, PCIERR_ACTION_DISABLE);
+	c->rec->pending_disable = reason;
+	c->out->reason = reason;
+	snprintf(c->out->message, sizeof(c->out->message), "%s", c->rec->message);
+	return 0;
+}
+
+static int op_failed(struct ctx *c, const char *what)
+{
+	set_message(c->rec, "%s failed (errno %d): permanently disabled", what, -c->ev->error);
+	disable_all_identities(c, PCIERR_REASON_OP_FAILED);
+	disable(c, PCIERR_REASON_OP_FAILED);
+	return 0;
+}
+
+static void list_unaware(struct ctx *c)
+{
+	struct pcierr_policy_output *o = c->out;
+
+	o->all_devices = false;
+	o->n_devices = 0;
+	for (size_t i = 0; i < c->pe->n_devices && i < ELEMENTSOF(o->devices); i++)
+		if (is_unaware(&c->pe->devices[i]))
+			o->devices[o->n_devices++] = (unsigned int)i;
+}
+
+static int remove_devices(struct ctx *c)
+{
+	enter(c, PCIERR_PHASE_REMOVE, PCIERR_ACTION_REMOVE);
+	if (c->rec->mode == PCIERR_MODE_FULL_HOTPLUG)
+		c->out->all_devices = true;
+	else
+		list_unaware(c);
+	return 0;
+}
+
+static int wait_udev(struct ctx *c)
+{
+	c->rec->phase = PCIERR_PHASE_WAIT_UDEV;
+	c->out->action = PCIERR_ACTION_WAIT_UDEV;
+	c->out->timeout_usec = PCIERR_POLICY_UDEV_SETTLE_USEC;
+	if (c->rec->mode == PCIERR_MODE_FULL_HOTPLUG)
+		c->out->all_devices = true;
+	else
+		list_unaware(c);
+	return 0;
+}
+
+static const char *reset_name(enum pcierr_reset_type t)
+{
+	return t == PCIERR_RESET_FUNDAMENTAL ? "fundamental" : "hot";
+}
+
+static int do_reset(struct ctx *c, enum pcierr_reset_type t)
+{
+	enter(c, PCIERR_PHASE_RESET, PCIERR_ACTION_RESET);
+	c->out->reset_type = t;
+	c->rec->last_reset = t;
+	c->rec->escalate = false;	/* this reset answers the folded freezes */
+	return 0;
+}
+
+enum reset_kind {
+	RESET_FIRST,		/* the smallest hammer the PE has */
+	RESET_NEXT_OR_FAIL,	/* a bigger one, else DISABLE */
+	RESET_NEXT_OR_SAME,	/* a bigger one, else the biggest again */
+};
+
+static int reset(struct ctx *c, enum reset_kind kind)
+{
+	uint32_t types = c->pe->reset_types;
+	enum pcierr_reset_type last = c->rec->last_reset;
+	bool has_hot = types & RESET_BIT(PCIERR_RESET_HOT);
+	bool has_fund = types & RESET_BIT(PCIERR_RESET_FUNDAMENTAL);
+
+	if (kind == RESET_FIRST || last == PCIERR_RESET_UNSPEC) {
+		if (has_hot)
+			return do_reset(c, PCIERR_RESET_HOT);
+		if (has_fund)
+			return do_reset(c, PCIERR_RESET_FUNDAMENTAL);
+		set_message(c->rec, "the PE %s supports no reset: permanently disabled", c->pe->addr);
+		disable_all_identities(c, PCIERR_REASON_NO_RESET);
+		return disable(c, PCIERR_REASON_NO_RESET);
+	}
+	if (last == PCIERR_RESET_HOT && has_fund)
+		return do_reset(c, PCIERR_RESET_FUNDAMENTAL);
+	if (kind == RESET_NEXT_OR_SAME)
+		return do_reset(c, has_fund ? PCIERR_RESET_FUNDAMENTAL : PCIERR_RESET_HOT);
+
+	set_message(c->rec, "still failing after a %s reset%s: permanently disabled",
+		    reset_name(last), c->ev->error ? " (the reset failed)" : "");
+	disable_all_identities(c, PCIERR_REASON_RESET_FAILED);
+	disable(c, PCIERR_REASON_RESET_FAILED);
+	return 0;
+}
+
+/* Choose the path from the PE's devices and take its first step */
+static int start_recovery(struct ctx *c)
+{
+	size_t aware = 0, unaware = 0;
+
+	for (size_t i = 0; i < c->pe->n_devices; i++) {
+		if (is_bridge(&c->pe->devices[i]))
+			continue;
+		if (pcierr_policy_device_aware(&c->pe->devices[i]))
+			aware++;
+		else
+			unaware++;
+	}
+
+	c->rec->last_reset = PCIERR_RESET_UNSPEC;
+	if (unaware > 0 && aware == 0) {
+		c->rec->mode = PCIERR_MODE_FULL_HOTPLUG;
+		return remove_devices(c);
+	}
+	c->rec->mode = unaware > 0 ? PCIERR_MODE_PARTIAL_HOTPLUG : PCIERR_MODE_CALLBACKS;
+	report(c, PCIERR_PHASE_ERROR_DETECTED, PCIERR_STEP_ERROR_DETECTED);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Inputs */
+
+static bool any_identity_disabled(const struct pcierr_policy_pe *pe, int *which)
+{
+	for (size_t i = 0; i < pe->n_devices; i++)
+		if (pe->devices[i].history.disabled) {
+			*which = (int)i;
+			return true;
+		}
+	return false;
+}
+
+static bool perm_failure_is_permanent(const struct ctx *c)
+{
+	int64_t tu = c->ev->time_unavail_ms;
+
+	return tu <= 0 || tu > (int64_t)c->pe_settings.max_wait_sec * 1000;
+}
+
+static void set_perm_failure_message(struct ctx *c)
+{
+	set_message(c->rec,
+		    "permanent failure: unavailable for %lld ms (at most %u s is recoverable): permanently disabled",
+		    (long long)c->ev->time_unavail_ms, c->pe_settings.max_wait_sec);
+}
+
+static bool op_in_flight(enum pcierr_recovery_phase p)
+{
+	return p != PCIERR_PHASE_IDLE && p != PCIERR_PHASE_WAIT &&
+	       p != PCIERR_PHASE_WAIT_UDEV && p != PCIERR_PHASE_KERNEL;
+}
+
+/* A new freeze (or AER BEGIN) of an idle PE */
+static int begin(struct ctx *c, bool kernel)
+{
+	const struct pcierr_policy_event *ev = c->ev;
+	bool perm = !kernel && ev->state == PCIERR_STATE_PERM_FAILURE;
+	bool exceeded;
+	int which;
+
+	if (perm && (ev->slot_empty || c->pe->n_devices == 0))
+		return nothing(c, PCIERR_REASON_FALSE_ALARM);
+
+	*c->rec = PCIERR_RECOVERY_INIT;
+	c->rec->started_usec = ev->now;
+	exceeded = record_freezes(c, c->pe_settings.recover);
+
+	if (kernel) {
+		/* the kernel recovers; we watch and act when it is over */
+		c->rec->phase = PCIERR_PHASE_KERNEL;
+		if (exceeded && c->pe_settings.recover)
+			c->rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
+		nothing(c, c->pe_settings.recover ? PCIERR_REASON_KERNEL : PCIERR_REASON_RECOVER_OFF);
+		c->out->timeout_usec = step_timeout(c);
+		return 0;
+	}
+
+	if (!c->pe_settings.recover) {
+		*c->rec = PCIERR_RECOVERY_INIT;
+		return nothing(c, PCIERR_REASON_RECOVER_OFF);
+	}
+
+	if (any_identity_disabled(c->pe, &which)) {
+		set_message(c->rec,
+			    "%s was permanently disabled earlier (pcierrctl enable brings it back)",
+			    c->pe->devices[which].addr);
+		return disable(c, PCIERR_REASON_IDENTITY_DISABLED);
+	}
+	if (exceeded)
+		return disable(c, PCIERR_REASON_TOO_MANY_FREEZES);
+	if (perm) {
+		if (perm_failure_is_permanent(c)) {
+			set_perm_failure_message(c);
+			disable_all_identities(c, PCIERR_REASON_PERM_FAILURE);
+			return disable(c, PCIERR_REASON_PERM_FAILURE);
+		}
+		/* unavailable for a while: wait, then recover */
+		c->rec->phase = PCIERR_PHASE_WAIT;
+		c->out->action = PCIERR_ACTION_WAIT;
+		c->out->timeout_usec = (pcierr_usec_t)ev->time_unavail_ms * PCIERR_USEC_PER_MSEC;
+		return 0;
+	}
+	start_recovery(c);
+	return 0;
+}
+
+static int gone(struct ctx *c)
+{
+	if (op_in_flight(c->rec->phase)) {
+		c->rec->gone = true;
+		return nothing(c, PCIERR_REASON_WAITING);
+	}
+	done(c, false, PCIERR_REASON_GONE);
+	return 0;
+}
+
+/* Apply what was decided while an operation ran; true if it acted */
+static bool apply_pending(struct ctx *c)
+{
+	if (c->rec->gone) {
+		done(c, false, PCIERR_REASON_GONE);
+		return true;
+	}
+	if (c->rec->pending_disable != PCIERR_REASON_NONE) {
+		disable(c, c->rec->pending_disable);
+		return true;
+	}
+	return false;
+}
+
+/* A freeze of a PE that is recovering: count it and fold it in */
+static int fold(struct ctx *c, bool kernel_begin)
+{
+	const struct pcierr_policy_event *ev = c->ev;
+	struct pcierr_recovery *rec = c->rec;
+	bool perm = !kernel_begin && ev->type == PCIERR_POLICY_EV_FREEZE &&
+		    ev->state == PCIERR_STATE_PERM_FAILURE;
+	bool may_disable = c->pe_settings.recover && rec->phase != PCIERR_PHASE_DISABLE &&
+			   rec->pending_disable == PCIERR_REASON_NONE;
+
+	if (perm && (ev->slot_empty || c->pe->n_devices == 0))
+		return gone(c);
+
+	if (record_freezes(c, may_disable) && may_disable)
+		rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
+	else if (perm && may_disable && perm_failure_is_permanent(c)) {
+		set_perm_failure_message(c);
+		disable_all_identities(c, PCIERR_REASON_PERM_FAILURE);
+		rec->pending_disable = PCIERR_REASON_PERM_FAILURE;
+	}
+
+	if (!c->pe_settings.recover)
+		return nothing(c, PCIERR_REASON_RECOVER_OFF);
+	if (!kernel_begin)
+		rec->escalate = true;
+
+	/* nothing in flight: act at once */
+	if ((rec->phase == PCIERR_PHASE_WAIT || rec->phase == PCIERR_PHASE_WAIT_UDEV) &&
+	    apply_pending(c))
+		return 0;
+	nothing(c, rec->phase == PCIERR_PHASE_KERNEL ? PCIERR_REASON_KERNEL : PCIERR_REASON_FOLDED);
+	return 0;
+}
+
+static int on_freeze(struct ctx *c)
+{
+	if (c->rec->phase == PCIERR_PHASE_IDLE)
+		return begin(c, false);
+	fold(c, false);
+	return 0;
+}
+
+static int on_aer(struct ctx *c)
+{
+	struct pcierr_recovery *rec = c->rec;
+
+	if (c->ev->aer == PCIERR_POLICY_AER_BEGIN) {
+		if (rec->phase == PCIERR_PHASE_IDLE)
+			return begin(c, true);
+		/* KERNEL: another device of the PE; else: pcierr is
+		 * recovering the PE and the kernel raced it: a freeze */
+		return fold(c, rec->phase == PCIERR_PHASE_KERNEL);
+	}
+
+	if (rec->phase == PCIERR_PHASE_IDLE) {
+		/* the BEGIN was missed: count it now */
+		begin(c, true);
+		memset(c->out, 0, offsetof(struct pcierr_policy_output, n_effects));
+	} else if (rec->phase != PCIERR_PHASE_KERNEL) {
+		return nothing(c, PCIERR_REASON_IGNORED);
+	}
+
+	if (!c->pe_settings.recover) {
+		if (c->ev->aer == PCIERR_POLICY_AER_SUCCESSFUL)
+			return done(c, true, PCIERR_REASON_RECOVERED);
+		*rec = PCIERR_RECOVERY_INIT;
+		return nothing(c, PCIERR_REASON_RECOVER_OFF);
+	}
+	if (apply_pending(c))
+		return 0;
+	if (c->ev->aer == PCIERR_POLICY_AER_SUCCESSFUL) {
+		if (rec->escalate) {
+			/* the shim froze it meanwhile: recover that too */
+			rec->escalate = false;
+			return start_recovery(c);
+		}
+		return done(c, true, PCIERR_REASON_RECOVERED);
+	}
+	/* FAILED: pcierr's own fallback, hot-unplug, reset and rescan */
+	rec->mode = PCIERR_MODE_FULL_HOTPLUG;
+	rec->escalate = false;
+	remove_devices(c);
+	return 0;
+}
+
+/*
+ * Merge the results of the devices that take part in callback recovery
+ * (aware devices and bridges); *all_gone when none of them is still there.
+ */
+static enum pcierr_result merge_results(const struct ctx *c, enum pcierr_result start,
+					bool *all_gone)
+{
+	enum pcierr_result r = start;
+	size_t members = 0, alive = 0;
+
+	for (size_t i = 0; i < c->pe->n_devices; i++)
+		if (!is_unaware(&c->pe->devices[i]))
+			members++;
+
+	for (size_t i = 0; i < c->ev->n_results; i++) {
+		const struct pcierr_policy_result *res = &c->ev->results[i];
+		int d = find_device(c->pe, res->addr);
+
+		if (d < 0 || is_unaware(&c->pe->devices[d]))
+			continue;
+		if (res->result != PCIERR_RESULT_GONE)
+			alive++;
+		r = pcierr_policy_merge(r, res->result);
+	}
+	*all_gone = members > 0 && alive == 0;
+	return r;
+}
+
+static bool op_matches(const struct ctx *c)
+{
+	const struct pcierr_policy_event *ev = c->ev;
+
+	switch (c->rec->phase) {
+	case PCIERR_PHASE_ERROR_DETECTED:
+		return ev->op == PCIERR_CMD_REPORT && ev->step == PCIERR_STEP_ERROR_DETECTED;
+	case PCIERR_PHASE_MMIO_ENABLED:
+		return ev->op == PCIERR_CMD_REPORT && ev->step == PCIERR_STEP_MMIO_ENABLED;
+	case PCIERR_PHASE_SLOT_RESET:
+		return ev->op == PCIERR_CMD_REPORT && ev->step == PCIERR_STEP_SLOT_RESET;
+	case PCIERR_PHASE_RESUME:
+		return ev->op == PCIERR_CMD_REPORT && ev->step == PCIERR_STEP_RESUME;
+	case PCIERR_PHASE_ENABLE_IO:
+		return ev->op == PCIERR_CMD_ENABLE_IO;
+	case PCIERR_PHASE_RESET:
+		return ev->op == PCIERR_CMD_RESET;
+	case PCIERR_PHASE_REMOVE:
+		return ev->op == PCIERR_CMD_REMOVE;
+	case PCIERR_PHASE_RESCAN:
+		return ev->op == PCIERR_CMD_RESCAN;
+	case PCIERR_PHASE_DISABLE:
+		return ev->op == PCIERR_CMD_DISABLE;
+	default:
+		return false;
+	}
+}
+
+static int disconnect(struct ctx *c, const char *step)
+{
+	set_message(c->rec, "a driver answered DISCONNECT to %s: permanently disabled", step);
+	disable_all_identities(c, PCIERR_REASON_DISCONNECT);
+	disable(c, PCIERR_REASON_DISCONNECT);
+	return 0;
+}
+
+static int on_op_done(struct ctx *c)
+{
+	const struct pcierr_policy_event *ev = c->ev;
+	struct pcierr_recovery *rec = c->rec;
+	enum pcierr_result r;
+	bool all_gone;
+
+	if (!op_matches(c))
+		return nothing(c, PCIERR_REASON_IGNORED);
+	rec->stuck = false;
+
+	if (rec->phase == PCIERR_PHASE_DISABLE) {
+		c->out->reason = rec->pending_disable;
+		return done(c, false, rec->pending_disable);
+	}
+	if (ev->error == -ENODEV || ev->error == -ENOENT)
+		rec->gone = true;
+	if (apply_pending(c))
+		return 0;
+
+	switch (rec->phase) {
+	case PCIERR_PHASE_ERROR_DETECTED:
+		r = merge_results(c, PCIERR_RESULT_CAN_RECOVER, &all_gone);
+		if (all_gone && !ev->error)
+			return done(c, false, PCIERR_REASON_GONE);
+		if (r == PCIERR_RESULT_DISCONNECT)
+			return disconnect(c, "error_detected");
+		if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
+			return remove_devices(c);
+		if (r == PCIERR_RESULT_NEED_RESET || rec->escalate || ev->error)
+			return reset(c, RESET_FIRST);
+		return enter(c, PCIERR_PHASE_ENABLE_IO, PCIERR_ACTION_ENABLE_IO);
+
+	case PCIERR_PHASE_ENABLE_IO:
+		if (ev->error || rec->escalate)
+			return reset(c, RESET_FIRST);
+		return report(c, PCIERR_PHASE_MMIO_ENABLED, PCIERR_STEP_MMIO_ENABLED);
+
+	case PCIERR_PHASE_MMIO_ENABLED:
+		r = merge_results(c, PCIERR_RESULT_RECOVERED, &all_gone);
+		if (all_gone && !ev->error)
+			return done(c, false, PCIERR_REASON_GONE);
+		if (r == PCIERR_RESULT_DISCONNECT)
+			return disconnect(c, "mmio_enabled");
+		if (r == PCIERR_RESULT_RECOVERED && !rec->escalate && !ev->error)
+			return report(c, PCIERR_PHASE_RESUME, PCIERR_STEP_RESUME);
+		return reset(c, RESET_FIRST);
+
+	case PCIERR_PHASE_RESET:
+		if (ev->error)
+			return reset(c, RESET_NEXT_OR_FAIL);
+		if (rec->mode == PCIERR_MODE_FULL_HOTPLUG)
+			return enter(c, PCIERR_PHASE_RESCAN, PCIERR_ACTION_RESCAN);
+		return report(c, PCIERR_PHASE_SLOT_RESET, PCIERR_STEP_SLOT_RESET);
+
+	case PCIERR_PHASE_SLOT_RESET:
+		r = merge_results(c, PCIERR_RESULT_RECOVERED, &all_gone);
+		if (all_gone && !ev->error)
+			return done(c, false, PCIERR_REASON_GONE);
+		if (r == PCIERR_RESULT_DISCONNECT)
+			return disconnect(c, "slot_reset");
+		if (r == PCIERR_RESULT_RECOVERED && !ev->error) {
+			if (rec->escalate)
+				return reset(c, RESET_NEXT_OR_SAME);
+			return report(c, PCIERR_PHASE_RESUME, PCIERR_STEP_RESUME);
+		}
+		return reset(c, RESET_NEXT_OR_FAIL);
+
+	case PCIERR_PHASE_RESUME:
+		if (ev->error)
+			return op_failed(c, "resume");
+		if (rec->escalate)
+			return reset(c, RESET_NEXT_OR_SAME);
+		if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
+			return enter(c, PCIERR_PHASE_RESCAN, PCIERR_ACTION_RESCAN);
+		return done(c, true, PCIERR_REASON_RECOVERED);
+
+	case PCIERR_PHASE_REMOVE:
+		if (ev->error)
+			return op_failed(c, "hot-unplug");
+		return wait_udev(c);
+
+	case PCIERR_PHASE_RESCAN:
+		if (ev->error) {
+			set_message(rec, "rescan failed (errno %d)", -ev->error);
+			return done(c, false, PCIERR_REASON_OP_FAILED);
+		}
+		if (rec->escalate) {
+			/* froze again while coming back: over again */
+			rec->escalate = false;
+			return start_recovery(c);
+		}
+		return done(c, true, PCIERR_REASON_RECOVERED);
+
+	default:
+		return nothing(c, PCIERR_REASON_IGNORED);
+	}
+	return 0;
+}
+
+static int on_wait_done(struct ctx *c)
+{
+	switch (c->rec->phase) {
+	case PCIERR_PHASE_WAIT:
+		if (apply_pending(c))
+			return 0;
+		return start_recovery(c);
+	case PCIERR_PHASE_WAIT_UDEV:
+		if (apply_pending(c))
+			return 0;
+		return reset(c, RESET_FIRST);
+	default:
+		return nothing(c, PCIERR_REASON_IGNORED);
+	}
+	return 0;
+}
+
+static int on_timeout(struct ctx *c)
+{
+	switch (c->rec->phase) {
+	case PCIERR_PHASE_IDLE:
+		return nothing(c, PCIERR_REASON_IGNORED);
+	case PCIERR_PHASE_WAIT:
+	case PCIERR_PHASE_WAIT_UDEV:
+		/* the bound of a wait: go on */
+		return on_wait_done(c);
+	default:
+		if (c->rec->stuck)
+			return nothing(c, PCIERR_REASON_WAITING);
+		c->rec->stuck = true;
+		c->out->action = PCIERR_ACTION_STUCK;
+		snprintf(c->out->message, sizeof(c->out->message),
+			 "step %s of %s did not complete within %u s",
+			 pcierr_recovery_phase_to_string(c->rec->phase), c->pe->addr,
+			 c->pe_settings.step_timeout_sec);
+		return 0;
+	}
+	return 0;
+}
+
+int pcierr_policy_step(const struct pcierr_config *cfg,
+		       const struct pcierr_policy_pe *pe,
+		       struct pcierr_recovery *rec,
+		       const struct pcierr_policy_event *ev,
+		       struct pcierr_policy_output *out)
+{
+	struct ctx c = {
+		.cfg = cfg, .pe = pe, .rec = rec, .ev = ev, .out = out,
+	};
+
+	if (!cfg || !pe || !rec || !ev || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if ((unsigned int)ev->type >= __PCIERR_POLICY_EV_MAX ||
+	    pe->n_devices > PCIERR_POLICY_MAX_DEVICES ||
+	    (pe->n_devices > 0 && !pe->devices) ||
+	    (ev->n_results > 0 && !ev->results) ||
+	    (unsigned int)rec->phase >= __PCIERR_PHASE_MAX)
+		return -EINVAL;
+
+	pe_settings(&c);
+
+	switch (ev->type) {
+	case PCIERR_POLICY_EV_FREEZE:
+		on_freeze(&c);
+		break;
+	case PCIERR_POLICY_EV_AER:
+		on_aer(&c);
+		break;
+	case PCIERR_POLICY_EV_OP_DONE:
+		on_op_done(&c);
+		break;
+	case PCIERR_POLICY_EV_WAIT_DONE:
+		on_wait_done(&c);
+		break;
+	case PCIERR_POLICY_EV_TIMEOUT:
+		on_timeout(&c);
+		break;
+	case PCIERR_POLICY_EV_SLOT_EMPTY:
+		if (rec->phase == PCIERR_PHASE_IDLE)
+			nothing(&c, PCIERR_REASON_IGNORED);
+		else
+			gone(&c);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcierrd policy: the per-PE recovery state machine and the freeze
+ * accounting, as pure functions. No I/O, no clocks, no printing: time is an
+ * input, the PE's state is a value the caller keeps, and the output is the
+ * next action plus the effects to persist.
+ *
+ * How the daemon drives it, per PE:
+ *
+ *   struct pcierr_recovery rec = PCIERR_RECOVERY_INIT;
+ *   on every input (shim EVENT, AER uevent, OP_DONE, timer, udev):
+ *       pcierr_policy_step(cfg, &pe, &rec, &ev, &out);
+ *       persist out.effects (freeze records, disabled identities);
+ *       carry out out.action (one genl command, a wait, a report ...);
+ *       arm a timer of out.timeout_usec for commands and waits.
+ *
+ * Freeze accounting (per identity, struct pcierr_freeze_record):
+ *   A freeze counts against the identity of the device the event names (or,
+ *   when it names none or one not in the PE, against every device of the
+ *   PE). The count restarts when the freeze comes more than FreezeWindowSec
+ *   after the identity's previous freeze (a quiet window): with
+ *   last = the previous freeze, d = now - last,
+ *       d <= window  -> inside: count + 1
+ *       d >  window  -> quiet window over: count = 1
+ *   (so a freeze exactly 3600 s after the previous one still counts, like
+ *   the kernel's eeh_pe_update_time_stamp "> 3600"; unlike it, the window
+ *   is measured from the latest freeze, not the first, so a card freezing
+ *   every 59 minutes is eventually disabled). A clock that went backwards
+ *   (now < last) counts as inside. A count above MaxFreezes disables the
+ *   identity: with the default 5, the 5th freeze is still recovered and
+ *   the 6th disables ("please try reseating or replacing it").
+ *
+ * Recovery (design §2, drivers/pci/pcie/err.c). Devices of the PE are
+ * "aware" when a driver is bound that has both error_detected and
+ * slot_reset; bridges are neither aware nor unaware; all others are unaware.
+ *   - no unaware device: callbacks only:
+ *       REPORT error_detected(frozen)
+ *         DISCONNECT (none NEED_RESET)  -> DISABLE
+ *         NEED_RESET                    -> RESET, REPORT slot_reset
+ *         CAN_RECOVER                   -> ENABLE_IO, REPORT mmio_enabled
+ *                                          RECOVERED -> REPORT resume
+ *                                          NEED_RESET -> RESET ...
+ *                                          DISCONNECT -> DISABLE
+ *       RESET is HOT first (FUNDAMENTAL when the PE has only that); after a
+ *       slot_reset still not RECOVERED the next hammer is FUNDAMENTAL (when
+ *       the PE supports it), then DISABLE. REPORT resume -> DONE(recovered).
+ *   - unaware and aware devices: partial hotplug: REPORT error_detected,
+ *     REMOVE the unaware ones, WAIT_UDEV for their remove events (at most
+ *     5 s), then the callback path from RESET on (a reset is always done so
+ *     that the removed devices come back clean), REPORT resume, RESCAN,
+ *     DONE(recovered).
+ *   - only unaware devices: full hotplug: REMOVE all, WAIT_UDEV, RESET,
+ *     RESCAN, DONE(recovered).
+ *   Results are merged as merge_result() of drivers/pci/pcie/err.c, over the
+ *   aware devices only (NEED_RESET beats DISCONNECT there, so a reset is
+ *   tried whenever any driver asks for one). A DISABLE ends in
+ *   DONE(failed) when the shim reports it done.
+ *
+ * A freeze of a PE that is already recovering is counted and folded in
+ * (escalation), never started again in parallel: at the next decision the
+ * recovery goes (on) to a reset; a freeze seen after a reset or resume makes
+ * the next reset one hammer bigger (or the biggest again); after a RESCAN it
+ * starts the recovery over. A count over the limit during a recovery
+ * disables the PE at the next decision (an operation in flight is never
+ * overtaken: the shim allows one per PE).
+ *
+ * A step that does not complete within StepTimeoutSec makes the PE STUCK
+ * (reported once); its late completion resumes the recovery.
+ *
+ * First decisions on a freeze of an idle PE, in this order: perm_failure on
+ * an empty slot (or a PE without devices) -> NOTHING(false alarm), not
+ * counted; count the freeze; Recover=no -> NOTHING(recover-off), nothing
+ * else (no disable either); an identity disabled earlier -> DISABLE; count
+ * above the limit -> DISABLE; perm_failure with time_unavail <= 0 or above
+ * MaxWaitSec -> DISABLE, else WAIT time_unavail and recover.
+ *
+ * Kernel-native AER (uevents): BEGIN counts a freeze of the named device
+ * and the PE waits in phase KERNEL; SUCCESSFUL -> DONE(recovered) (or
+ * DISABLE when the count passed the limit, or pcierr's own recovery when
+ * the shim froze the PE meanwhile); FAILED -> pcierr's fallback, the full
+ * hotplug sequence. SUCCESSFUL/FAILED without a BEGIN count once.
+ *
+ * Contract with the caller: persist out.effects before carrying out the
+ * action; arm the PE's timer when out.timeout_usec > 0 (a TIMEOUT during a
+ * WAIT or WAIT_UDEV is the end of that wait: send WAIT_DONE earlier when
+ * udev is done); a new action replaces a wait in progress; DONE ends it all.
+ * The PE and device lists are passed as they are now at every call: device
+ * indices in the output refer to this call's pe->devices.
+ */
+#ifndef PCIERRD_POLICY_H
+#define PCIERRD_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/pcierr.h>
+
+#include "config.h"
+
+typedef uint64_t pcierr_usec_t;
+#define PCIERR_USEC_PER_SEC	1000000ULL
+#define PCIERR_USEC_PER_MSEC	1000ULL
+
+/* How long to wait for udev to process remove events (design §6) */
+#define PCIERR_POLICY_UDEV_SETTLE_USEC	(5 * PCIERR_USEC_PER_SEC)
+
+/* Devices of one PE the policy looks at: one bus */
+#define PCIERR_POLICY_MAX_DEVICES	256
+
+/* The persisted freeze history of one identity */
+struct pcierr_freeze_record {
+	unsigned int count;		/* freezes in the current window */
+	pcierr_usec_t first_usec;	/* first freeze of the window */
+	pcierr_usec_t last_usec;	/* latest freeze */
+	bool disabled;			/* permanently disabled until Enable */
+};
+
+struct pcierr_policy_device {
+	char addr[PCIERR_ADDR_MAX];
+	uint16_t vendor, device, subvendor, subdevice;
+	uint64_t dsn;
+	bool has_dsn;
+	uint32_t flags;			/* PCIERR_DEV_F_* */
+	bool driver_bound;
+	uint32_t handlers;		/* 1 << enum pcierr_handler */
+	struct pcierr_freeze_record history;	/* of this identity */
+};
+
+struct pcierr_policy_pe {
+	char addr[PCIERR_ADDR_MAX];
+	uint32_t reset_types;		/* 1 << enum pcierr_reset_type */
+	const struct pcierr_policy_device *devices;
+	size_t n_devices;		/* at most PCIERR_POLICY_MAX_DEVICES */
+};
+
+enum pcierr_policy_event_type {
+	PCIERR_POLICY_EV_FREEZE,	/* shim EVENT */
+	PCIERR_POLICY_EV_AER,		/* kernel-native ERROR_EVENT uevent */
+	PCIERR_POLICY_EV_OP_DONE,	/* shim OP_DONE */
+	PCIERR_POLICY_EV_WAIT_DONE,	/* a WAIT or WAIT_UDEV is over */
+	PCIERR_POLICY_EV_TIMEOUT,	/* out.timeout_usec passed */
+	PCIERR_POLICY_EV_SLOT_EMPTY,	/* the slot holds no card any more */
+	__PCIERR_POLICY_EV_MAX
+};
+
+enum pcierr_policy_aer {
+	PCIERR_POLICY_AER_BEGIN,	/* ERROR_EVENT=BEGIN_RECOVERY */
+	PCIERR_POLICY_AER_SUCCESSFUL,	/* ERROR_EVENT=SUCCESSFUL_RECOVERY */
+	PCIERR_POLICY_AER_FAILED,	/* ERROR_EVENT=FAILED_RECOVERY */
+};
+
+/* One device's answer in an OP_DONE */
+struct pcierr_policy_result {
+	char addr[PCIERR_ADDR_MAX];
+	enum pcierr_result result;
+};
+
+struct pcierr_policy_event {
+	enum pcierr_policy_event_type type;
+	/* when it happened, on the clock of the freeze records (wall clock
+	 * recommended: the records survive reboots) */
+	pcierr_usec_t now;
+
+	/* FREEZE, AER: the device named, NULL/"" for the whole PE */
+	const char *device;
+
+	/* FREEZE */
+	enum pcierr_channel_state state;	/* FROZEN or PERM_FAILURE */
+	int64_t time_unavail_ms;
+	bool slot_empty;	/* the daemon found no card in the slot */
+
+	/* AER */
+	enum pcierr_policy_aer aer;
+
+	/* OP_DONE */
+	enum pcierr_cmd op;		/* REPORT, ENABLE_IO, RESET, ... */
+	enum pcierr_step step;		/* REPORT */
+	int error;			/* 0 or a negative errno */
+	const struct pcierr_policy_result *results;
+	size_t n_results;
+};
+
+enum pcierr_policy_action {
+	PCIERR_ACTION_NOTHING,		/* see reason */
+	PCIERR_ACTION_REPORT,		/* CMD_REPORT step (+ state) */
+	PCIERR_ACTION_ENABLE_IO,	/* CMD_ENABLE_IO */
+	PCIERR_ACTION_RESET,		/* CMD_RESET reset_type */
+	PCIERR_ACTION_REMOVE,		/* CMD_REMOVE: all, or the listed */
+	PCIERR_ACTION_WAIT_UDEV,	/* until udev processed the removes
+					 * of the listed devices (all: every
+					 * device), at most timeout_usec */
+	PCIERR_ACTION_WAIT,		/* timer: timeout_usec */
+	PCIERR_ACTION_RESCAN,		/* CMD_RESCAN */
+	PCIERR_ACTION_DISABLE,		/* CMD_DISABLE, reason */
+	PCIERR_ACTION_DONE,		/* recovery over: recovered or not */
+	PCIERR_ACTION_STUCK,		/* the step in flight is overdue */
+	__PCIERR_ACTION_MAX
+};
+
+enum pcierr_policy_reason {
+	PCIERR_REASON_NONE,
+	/* NOTHING */
+	PCIERR_REASON_FALSE_ALARM,	/* perm_failure on an empty slot */
+	PCIERR_REASON_RECOVER_OFF,	/* Recover=no: recorded only */
+	PCIERR_REASON_FOLDED,		/* freeze folded into a recovery */
+	PCIERR_REASON_KERNEL,		/* the kernel's AER is recovering */
+	PCIERR_REASON_WAITING,		/* waiting for an operation */
+	PCIERR_REASON_IGNORED,		/* stale or irrelevant input */
+	/* DONE */
+	PCIERR_REASON_RECOVERED,
+	PCIERR_REASON_GONE,		/* the card or PE went away */
+	/* DISABLE, and DONE after it */
+	PCIERR_REASON_TOO_MANY_FREEZES,	/* reseat or replace */
+	PCIERR_REASON_PERM_FAILURE,	/* time_unavail <= 0 or > MaxWaitSec */
+	PCIERR_REASON_DISCONNECT,	/* a driver answered DISCONNECT */
+	PCIERR_REASON_RESET_FAILED,	/* still failing after the last reset */
+	PCIERR_REASON_NO_RESET,		/* the PE supports no reset */
+	PCIERR_REASON_IDENTITY_DISABLED, /* disabled earlier, not enabled */
+	PCIERR_REASON_OP_FAILED,	/* an operation failed (errno) */
+	__PCIERR_REASON_MAX
+};
+
+enum pcierr_policy_effect_type {
+	PCIERR_EFFECT_FREEZE_RECORDED,	/* persist record for the device */
+	PCIERR_EFFECT_IDENTITY_DISABLED, /* persist: disabled, reason */
+};
+
+struct pcierr_policy_effect {
+	enum pcierr_policy_effect_type type;
+	unsigned int device;		/* index into pe->devices */
+	struct pcierr_freeze_record record;	/* the new record */
+	enum pcierr_policy_reason reason;	/* IDENTITY_DISABLED */
+};
+
+#define PCIERR_POLICY_MAX_EFFECTS	(2 * PCIERR_POLICY_MAX_DEVICES)
+
+struct pcierr_policy_output {
+	enum pcierr_policy_action action;
+	enum pcierr_step step;			/* REPORT */
+	enum pcierr_channel_state state;	/* REPORT error_detected */
+	enum pcierr_reset_type reset_type;	/* RESET */
+	bool all_devices;			/* REMOVE, WAIT_UDEV */
+	size_t n_devices;			/* ... or these (indices) */
+	unsigned int devices[PCIERR_POLICY_MAX_DEVICES];
+	pcierr_usec_t timeout_usec;	/* commands: step timeout; waits */
+	enum pcierr_policy_reason reason;	/* NOTHING, DISABLE, DONE */
+	bool recovered;				/* DONE */
+	pcierr_usec_t duration_usec;		/* DONE: since the freeze */
+	char message[256];	/* human words for reason (DISABLE, DONE) */
+
+	size_t n_effects;
+	struct pcierr_policy_effect effects[PCIERR_POLICY_MAX_EFFECTS];
+};
+
+enum pcierr_recovery_phase {
+	PCIERR_PHASE_IDLE,
+	PCIERR_PHASE_WAIT,		/* time_unavail of a perm_failure */
+	PCIERR_PHASE_ERROR_DETECTED,
+	PCIERR_PHASE_ENABLE_IO,
+	PCIERR_PHASE_MMIO_ENABLED,
+	PCIERR_PHASE_RESET,
+	PCIERR_PHASE_SLOT_RESET,
+	PCIERR_PHASE_RESUME,
+	PCIERR_PHASE_REMOVE,
+	PCIERR_PHASE_WAIT_UDEV,
+	PCIERR_PHASE_RESCAN,
+	PCIERR_PHASE_DISABLE,
+	PCIERR_PHASE_KERNEL,		/* the kernel's AER recovery runs */
+	__PCIERR_PHASE_MAX
+};
+
+enum pcierr_recovery_mode {
+	PCIERR_MODE_CALLBACKS,
+	PCIERR_MODE_PARTIAL_HOTPLUG,
+	PCIERR_MODE_FULL_HOTPLUG,
+};
+
+/* The state of one PE's recovery: kept by the caller, a plain value. */
+struct pcierr_recovery {
+	enum pcierr_recovery_phase phase;
+	enum pcierr_recovery_mode mode;
+	bool stuck;
+	bool escalate;			/* a freeze was folded in */
+	bool gone;			/* the slot emptied meanwhile */
+	enum pcierr_policy_reason pending_disable;	/* NONE or why */
+	enum pcierr_reset_type last_reset;	/* the latest issued; UNSPEC: none */
+	unsigned int freezes;		/* freezes counted in this recovery */
+	pcierr_usec_t started_usec;
+	char message[256];		/* words for pending_disable */
+};
+
+#define PCIERR_RECOVERY_INIT ((struct pcierr_recovery) { .phase = PCIERR_PHASE_IDLE })
+
+/*
+ * Feed one input. cfg: the configuration (settings are resolved per
+ * device and PE); pe: the PE as it is now; rec: its recovery state, updated;
+ * out: filled in completely. Returns 0, or -EINVAL for a bad input (rec
+ * and out then untouched / NOTHING).
+ */
+int pcierr_policy_step(const struct pcierr_config *cfg,
+		       const struct pcierr_policy_pe *pe,
+		       struct pcierr_recovery *rec,
+		       const struct pcierr_policy_event *ev,
+		       struct pcierr_policy_output *out);
+
+/* merge_result() of drivers/pci/pcie/err.c on the ABI's results */
+enum pcierr_result pcierr_policy_merge(enum pcierr_result orig,
+				       enum pcierr_result new_result);
+
+/* a bound driver with error_detected and slot_reset */
+bool pcierr_policy_device_aware(const struct pcierr_policy_device *d);
+
+/*
+ * Count one freeze at now into *r (the rule above). Returns true when the
+ * count is now above max_freezes.
+ */
+bool pcierr_policy_count_freeze(struct pcierr_freeze_record *r,
+				pcierr_usec_t now,
+				const struct pcierr_settings *s);
+
+const char *pcierr_policy_action_to_string(enum pcierr_policy_action a);
+const char *pcierr_policy_reason_to_string(enum pcierr_policy_reason r);
+const char *pcierr_recovery_phase_to_string(enum pcierr_recovery_phase p);
+
+#endif /* PCIERRD_POLICY_H */

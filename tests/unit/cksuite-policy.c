@@ -1,0 +1,1027 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Table-driven tests of the pure policy (daemon/policy.c): every rule of
+ * design §2/§6 and issue 3 is a scenario, a PE plus a list of inputs, each
+ * with the action (and effects) expected. The harness plays the daemon: it
+ * keeps the recovery state and persists the effects into the devices'
+ * freeze records between inputs.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../daemon/config.h"
+#include "../../daemon/policy.h"
+#include "cksuites.h"
+
+#define MAXD	4
+#define MAXS	40
+
+#define SEC(x)	((pcierr_usec_t)(x) * PCIERR_USEC_PER_SEC)
+#define MSEC(x)	((pcierr_usec_t)(x) * PCIERR_USEC_PER_MSEC)
+#define T0	SEC(1700000000)		/* the base of every scenario's clock */
+
+#define H(x)	(1U << PCIERR_HANDLER_##x)
+#define H_ALL	(H(ERROR_DETECTED) | H(MMIO_ENABLED) | H(SLOT_RESET) | H(RESUME))
+
+/* ------------------------------------------------------------------ */
+/* The table's vocabulary */
+
+struct dev {
+	const char *addr;
+	uint16_t vendor, device;
+	bool bound, bridge;
+	uint32_t handlers;
+	unsigned int count;		/* history */
+	pcierr_usec_t last;		/* offset from T0 */
+	bool disabled;
+};
+
+#define AWARE(a)	{ .addr = a, .vendor = 0x8086, .device = 0x10d3, .bound = true, .handlers = H_ALL }
+#define NO_MMIO(a)	{ .addr = a, .vendor = 0x8086, .device = 0x100e, .bound = true, \
+			  .handlers = H(ERROR_DETECTED) | H(SLOT_RESET) | H(RESUME) }
+#define NO_HANDLERS(a)	{ .addr = a, .vendor = 0x10ec, .device = 0x8139, .bound = true }
+#define ED_ONLY(a)	{ .addr = a, .vendor = 0x1000, .device = 0x0012, .bound = true, \
+			  .handlers = H(ERROR_DETECTED) | H(RESUME) }
+#define UNBOUND(a)	{ .addr = a, .vendor = 0x1b36, .device = 0x0005, .bound = false, .handlers = H_ALL }
+#define BRIDGE(a)	{ .addr = a, .vendor = 0x1b36, .device = 0x000e, .bridge = true }
+#define HIST(d, n, l)	{ .addr = (d), .vendor = 0x8086, .device = 0x10d3, .bound = true, \
+			  .handlers = H_ALL, .count = (n), .last = (l) }
+
+enum rt { RT_BOTH, RT_HOT, RT_FUND, RT_NONE };
+
+enum in_kind { IN_END, IN_FREEZE, IN_PERM, IN_AER, IN_OP, IN_WAIT_DONE, IN_TIMEOUT,
+	       IN_SLOT_EMPTY };
+
+struct in {
+	enum in_kind kind;
+	pcierr_usec_t t;		/* offset from T0 */
+	int named;			/* device index + 1; 0 = the PE */
+	int64_t tu;			/* PERM: time_unavail_ms */
+	bool empty;			/* PERM: slot_empty */
+	enum pcierr_policy_aer aer;
+	enum pcierr_cmd op;
+	enum pcierr_step step;
+	int error;
+	enum pcierr_result res[MAXD];	/* UNSPEC: not in the results */
+};
+
+#define FREEZE(tt, d)	{ .kind = IN_FREEZE, .t = (tt), .named = (d) + 1 }
+#define FREEZE_PE(tt)	{ .kind = IN_FREEZE, .t = (tt), .named = 0 }
+#define PERM(tt, ms)	{ .kind = IN_PERM, .t = (tt), .named = 1, .tu = (ms) }
+#define PERM_EMPTY(tt)	{ .kind = IN_PERM, .t = (tt), .named = 1, .empty = true }
+#define FROZEN_EMPTY(tt) { .kind = IN_FREEZE, .t = (tt), .named = 1, .empty = true }
+#define AER(tt, k)	{ .kind = IN_AER, .t = (tt), .named = 1, .aer = PCIERR_POLICY_AER_##k }
+#define REP(s, ...)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, \
+			  .res = { __VA_ARGS__ } }
+#define REP_ERR(s, e)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, .error = (e) }
+#define OP(c)		{ .kind = IN_OP, .op = PCIERR_CMD_##c }
+#define OP_ERR(c, e)	{ .kind = IN_OP, .op = PCIERR_CMD_##c, .error = (e) }
+#define WAIT_DONE	{ .kind = IN_WAIT_DONE }
+#define TIMEOUT		{ .kind = IN_TIMEOUT }
+#define SLOT_EMPTY	{ .kind = IN_SLOT_EMPTY }
+
+#define CR	PCIERR_RESULT_CAN_RECOVER
+#define NR	PCIERR_RESULT_NEED_RESET
+#define DC	PCIERR_RESULT_DISCONNECT
+#define RC	PCIERR_RESULT_RECOVERED
+#define NO	PCIERR_RESULT_NONE
+#define ND	PCIERR_RESULT_NO_DRIVER
+#define GN	PCIERR_RESULT_GONE
+
+struct exp {
+	enum pcierr_policy_action action;
+	enum pcierr_step step;
+	enum pcierr_reset_type reset;
+	enum pcierr_policy_reason reason;
+	bool recovered;
+	bool all;			/* REMOVE, WAIT_UDEV */
+	unsigned int mask;		/* ... or these device indices */
+	pcierr_usec_t timeout;		/* 0: not checked */
+	const char *msg;		/* substring of out.message */
+};
+
+#define X_NOTHING(r)	{ .action = PCIERR_ACTION_NOTHING, .reason = PCIERR_REASON_##r }
+#define X_REPORT(s)	{ .action = PCIERR_ACTION_REPORT, .step = PCIERR_STEP_##s }
+#define X_ENABLE_IO	{ .action = PCIERR_ACTION_ENABLE_IO }
+#define X_RESET(t)	{ .action = PCIERR_ACTION_RESET, .reset = PCIERR_RESET_##t }
+#define X_REMOVE_ALL	{ .action = PCIERR_ACTION_REMOVE, .all = true }
+#define X_REMOVE(m)	{ .action = PCIERR_ACTION_REMOVE, .mask = (m) }
+#define X_UDEV_ALL	{ .action = PCIERR_ACTION_WAIT_UDEV, .all = true, \
+			  .timeout = PCIERR_POLICY_UDEV_SETTLE_USEC }
+#define X_UDEV(m)	{ .action = PCIERR_ACTION_WAIT_UDEV, .mask = (m), \
+			  .timeout = PCIERR_POLICY_UDEV_SETTLE_USEC }
+#define X_WAIT(us)	{ .action = PCIERR_ACTION_WAIT, .timeout = (us) }
+#define X_RESCAN	{ .action = PCIERR_ACTION_RESCAN }
+#define X_DISABLE(r)	{ .action = PCIERR_ACTION_DISABLE, .reason = PCIERR_REASON_##r }
+#define X_DISABLE_MSG(r, m) { .action = PCIERR_ACTION_DISABLE, .reason = PCIERR_REASON_##r, .msg = (m) }
+#define X_DONE_OK	{ .action = PCIERR_ACTION_DONE, .recovered = true, \
+			  .reason = PCIERR_REASON_RECOVERED }
+#define X_DONE_FAIL(r)	{ .action = PCIERR_ACTION_DONE, .reason = PCIERR_REASON_##r }
+#define X_STUCK		{ .action = PCIERR_ACTION_STUCK }
+
+struct step {
+	struct in in;
+	struct exp exp;
+	/* freeze records after the step: "count[d]" per device, comma
+	 * separated, 'd' = identity disabled; NULL: not checked */
+	const char *hist;
+};
+
+struct scenario {
+	const char *name;
+	const char *config;
+	enum rt rt;
+	struct dev devs[MAXD];
+	struct step steps[MAXS];
+};
+
+/* The recovery of one aware device that says CAN_RECOVER, from the freeze */
+#define CAN_RECOVER_PATH(tt)						\
+	{ FREEZE(tt, 0), X_REPORT(ERROR_DETECTED) },			\
+	{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },			\
+	{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },			\
+	{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },			\
+	{ REP(RESUME, NO), X_DONE_OK }
+
+/* From a DISABLE to the end */
+#define DISABLE_DONE(r)	{ OP(DISABLE), X_DONE_FAIL(r) }
+
+static const struct scenario scenarios[] = {
+	/* ---------------- the callback sequence (design §2) ---------------- */
+	{ "all CAN_RECOVER: enable I/O, mmio_enabled, resume, no reset",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { CAN_RECOVER_PATH(0) } },
+	{ "mmio_enabled missing: NONE keeps RECOVERED",
+	  .devs = { NO_MMIO("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED), "1" },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ REP(MMIO_ENABLED, NO), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "1" } } },
+	{ "NEED_RESET: hot reset, slot_reset, resume",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK } } },
+	{ "one NEED_RESET among CAN_RECOVERs resets the PE",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1"), AWARE("0000:01:01.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR, NR, CR), X_RESET(HOT) } } },
+	{ "mmio_enabled NEED_RESET: hot reset",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ REP(MMIO_ENABLED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK } } },
+	{ "ENABLE_IO fails: reset instead",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP_ERR(ENABLE_IO, -EIO), X_RESET(HOT) } } },
+	{ "still failing after hot reset: fundamental reset, then recovered",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, NR), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK } } },
+	{ "still failing after both resets: permanent disable",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, CR), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, NR), X_DISABLE_MSG(RESET_FAILED, "fundamental"), "1d" },
+		DISABLE_DONE(RESET_FAILED) } },
+	{ "no fundamental reset on the PE: skipped, disable after hot",
+	  .rt = RT_HOT,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, NR), X_DISABLE(RESET_FAILED), "1d" },
+		DISABLE_DONE(RESET_FAILED) } },
+	{ "hot reset not supported by the shim (EOPNOTSUPP): fundamental",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP_ERR(RESET, -EOPNOTSUPP), X_RESET(FUNDAMENTAL) },
+		{ OP_ERR(RESET, -EIO), X_DISABLE(RESET_FAILED) } } },
+	{ "PE with only a fundamental reset starts with it",
+	  .rt = RT_FUND,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, NR), X_DISABLE(RESET_FAILED) } } },
+	{ "PE without any reset: disable when a reset is needed",
+	  .rt = RT_NONE,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_DISABLE(NO_RESET), "1d" } } },
+
+	/* ---------------- DISCONNECT and merging (err.c) ---------------- */
+	{ "DISCONNECT with none needing reset: disable",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR, DC), X_DISABLE(DISCONNECT), "1d,0d" },
+		DISABLE_DONE(DISCONNECT) } },
+	{ "DISCONNECT and NEED_RESET: the reset is tried (err.c merge)",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, DC, NR), X_RESET(HOT) } } },
+	{ "mmio_enabled DISCONNECT: disable",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ REP(MMIO_ENABLED, DC), X_DISABLE(DISCONNECT) } } },
+	{ "slot_reset DISCONNECT: disable",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, DC), X_DISABLE(DISCONNECT) },
+		DISABLE_DONE(DISCONNECT) } },
+	{ "a bridge in the PE takes part but does not make it partial",
+	  .devs = { BRIDGE("0000:01:00.0"), AWARE("0000:01:01.0") },
+	  .steps = {
+		{ FREEZE(0, 1), X_REPORT(ERROR_DETECTED), "0,1" },
+		{ REP(ERROR_DETECTED, NO, CR), X_ENABLE_IO } } },
+
+	/* ---------------- hotplug fallback ---------------- */
+	{ "all drivers without handlers: full hotplug",
+	  .devs = { NO_HANDLERS("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REMOVE_ALL, "1" },
+		{ OP(REMOVE), X_UDEV_ALL },
+		{ WAIT_DONE, X_RESET(HOT) },
+		{ OP(RESET), X_RESCAN },
+		{ OP(RESCAN), X_DONE_OK } } },
+	{ "no driver / error_detected without slot_reset: full hotplug",
+	  .devs = { UNBOUND("0000:01:00.0"), ED_ONLY("0000:01:00.1") },
+	  .steps = {
+		{ FREEZE_PE(0), X_REMOVE_ALL, "1,1" },
+		{ OP(REMOVE), X_UDEV_ALL },
+		{ TIMEOUT, X_RESET(HOT) },	/* udev did not finish in 5 s */
+		{ OP(RESET), X_RESCAN },
+		{ OP(RESCAN), X_DONE_OK } } },
+	{ "full hotplug, the unplug fails: disable",
+	  .devs = { NO_HANDLERS("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REMOVE_ALL },
+		{ OP_ERR(REMOVE, -EIO), X_DISABLE(OP_FAILED), "1d" } } },
+	{ "some unaware: partial hotplug, the rest recovered by callbacks",
+	  .devs = { AWARE("0000:02:00.0"), NO_HANDLERS("0000:02:01.0"), BRIDGE("0000:02:02.0"),
+		    UNBOUND("0000:02:03.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED), "1,0,0,0" },
+		{ REP(ERROR_DETECTED, CR, NO, NO, ND), X_REMOVE(1U << 1 | 1U << 3) },
+		{ OP(REMOVE), X_UDEV(1U << 1 | 1U << 3) },
+		{ WAIT_DONE, X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_RESCAN },
+		{ OP(RESCAN), X_DONE_OK, "1,0,0,0" } } },
+	{ "partial hotplug: an unaware device's vote does not count",
+	  .devs = { AWARE("0000:02:00.0"), ED_ONLY("0000:02:01.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR, DC), X_REMOVE(1U << 1) } } },
+	{ "partial hotplug: an aware DISCONNECT still disables",
+	  .devs = { AWARE("0000:02:00.0"), NO_HANDLERS("0000:02:01.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, DC, NO), X_DISABLE(DISCONNECT) } } },
+
+	/* ---------------- the freeze count and its window ---------------- */
+	{ "5th freeze in the window is recovered",
+	  .devs = { HIST("0000:01:00.0", 4, 0) },
+	  .steps = { { FREEZE(SEC(60), 0), X_REPORT(ERROR_DETECTED), "5" } } },
+	{ "6th freeze in the window disables: reseat or replace",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = {
+		{ FREEZE(SEC(60), 0), X_DISABLE_MSG(TOO_MANY_FREEZES, "reseating or replacing"), "6d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "six freezes in a row: five recoveries, then disable",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		CAN_RECOVER_PATH(SEC(0)), CAN_RECOVER_PATH(SEC(600)), CAN_RECOVER_PATH(SEC(1200)),
+		CAN_RECOVER_PATH(SEC(1800)), CAN_RECOVER_PATH(SEC(2400)),
+		{ FREEZE(SEC(3000), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "window: exactly 3600 s after the last freeze still counts",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = { { FREEZE(SEC(3600), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" } } },
+	{ "window: 1 us inside still counts",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = { { FREEZE(SEC(3600) - 1, 0), X_DISABLE(TOO_MANY_FREEZES), "6d" } } },
+	{ "window: 1 us after a quiet hour the count restarts",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = { { FREEZE(SEC(3600) + 1, 0), X_REPORT(ERROR_DETECTED), "1" } } },
+	{ "window: measured from the latest freeze, not the first",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		CAN_RECOVER_PATH(SEC(0)), CAN_RECOVER_PATH(SEC(3000)), CAN_RECOVER_PATH(SEC(6000)),
+		CAN_RECOVER_PATH(SEC(9000)), CAN_RECOVER_PATH(SEC(12000)),
+		{ FREEZE(SEC(15000), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" } } },
+	{ "the count belongs to the named device's identity",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = { { FREEZE(0, 1), X_REPORT(ERROR_DETECTED), "0,1" } } },
+	{ "a freeze naming no device counts for every device",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = { { FREEZE_PE(0), X_REPORT(ERROR_DETECTED), "1,1" } } },
+	{ "a replaced card (new identity, count 0) starts at zero",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FREEZE(SEC(1), 0), X_REPORT(ERROR_DETECTED), "1" } } },
+	{ "an identity disabled earlier is taken down again",
+	  .devs = { { .addr = "0000:01:00.0", .bound = true, .handlers = H_ALL, .count = 6,
+		      .disabled = true } },
+	  .steps = {
+		{ FREEZE(0, 0), X_DISABLE_MSG(IDENTITY_DISABLED, "pcierrctl enable") },
+		DISABLE_DONE(IDENTITY_DISABLED) } },
+
+	/* ---------------- perm_failure and time_unavail ---------------- */
+	{ "perm_failure, time_unavail 0: permanent",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ PERM(0, 0), X_DISABLE(PERM_FAILURE), "1d" },
+		DISABLE_DONE(PERM_FAILURE) } },
+	{ "perm_failure, time_unavail -1: permanent",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { PERM(0, -1), X_DISABLE(PERM_FAILURE) } } },
+	{ "perm_failure, time_unavail 3000 ms: wait, then recovered",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ PERM(0, 3000), X_WAIT(MSEC(3000)), "1" },
+		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "1" } } },
+	{ "perm_failure, time_unavail 15000 ms (= MaxWaitSec): recovered",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ PERM(0, 15000), X_WAIT(MSEC(15000)) },
+		{ TIMEOUT, X_REPORT(ERROR_DETECTED) } } },
+	{ "perm_failure, time_unavail 15001 ms: permanent",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { PERM(0, 15001), X_DISABLE(PERM_FAILURE), "1d" } } },
+	{ "perm_failure, time_unavail 20000 ms: permanent",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { PERM(0, 20000), X_DISABLE_MSG(PERM_FAILURE, "20000 ms"), "1d" } } },
+	{ "perm_failure, 20000 ms with MaxWaitSec=20 for the device: recovered",
+	  .config = "[Device 8086:10d3]\nMaxWaitSec=20\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { PERM(0, 20000), X_WAIT(MSEC(20000)) } } },
+	{ "perm_failure on an empty slot: false alarm, not counted",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { PERM_EMPTY(0), X_NOTHING(FALSE_ALARM), "0" } } },
+	{ "perm_failure on a PE with no devices: false alarm",
+	  .steps = { { PERM(0, 0), X_NOTHING(FALSE_ALARM) } } },
+	{ "a plain freeze on an 'empty' slot is no false alarm",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FROZEN_EMPTY(0), X_REPORT(ERROR_DETECTED), "1" } } },
+	{ "the card is pulled during a step: done, gone",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ SLOT_EMPTY, X_NOTHING(WAITING) },
+		{ REP(ERROR_DETECTED, GN), X_DONE_FAIL(GONE), "1" } } },
+	{ "the card is pulled while waiting for udev: done at once",
+	  .devs = { NO_HANDLERS("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REMOVE_ALL },
+		{ OP(REMOVE), X_UDEV_ALL },
+		{ SLOT_EMPTY, X_DONE_FAIL(GONE) },
+		{ OP(RESET), X_NOTHING(IGNORED) } } },
+	{ "every device answers GONE: done, gone",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, GN), X_DONE_FAIL(GONE) } } },
+	{ "the PE vanished (ENODEV): done, gone",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP_ERR(RESET, -ENODEV), X_DONE_FAIL(GONE) } } },
+
+	/* ---------------- escalation: one recovery per PE ---------------- */
+	{ "a freeze during error_detected is folded in: reset instead of enable I/O",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED), "1" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "2" },
+		{ FREEZE(SEC(2), 0), X_NOTHING(FOLDED), "3" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "3" } } },
+	{ "a freeze during mmio_enabled: reset",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED) },
+		{ REP(MMIO_ENABLED, RC), X_RESET(HOT) } } },
+	{ "a freeze after the hot reset: next hammer (fundamental)",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "2" },
+		{ REP(SLOT_RESET, RC), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK } } },
+	{ "a freeze during resume with only hot reset: hot reset again",
+	  .rt = RT_HOT,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED) },
+		{ REP(RESUME, NO), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "2" } } },
+	{ "a freeze during the rescan of a hotplug: over again",
+	  .devs = { NO_HANDLERS("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REMOVE_ALL },
+		{ OP(REMOVE), X_UDEV_ALL },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "2" },
+		{ WAIT_DONE, X_RESET(HOT) },
+		{ OP(RESET), X_RESCAN },
+		{ FREEZE(SEC(2), 0), X_NOTHING(FOLDED), "3" },
+		{ OP(RESCAN), X_REMOVE_ALL },
+		{ OP(REMOVE), X_UDEV_ALL } } },
+	{ "the limit passed during a recovery: disabled at the next step",
+	  .devs = { HIST("0000:01:00.0", 4, 0) },
+	  .steps = {
+		{ FREEZE(SEC(10), 0), X_REPORT(ERROR_DETECTED), "5" },
+		{ FREEZE(SEC(11), 0), X_NOTHING(FOLDED), "6d" },
+		{ FREEZE(SEC(12), 0), X_NOTHING(FOLDED), "7d" },
+		{ REP(ERROR_DETECTED, CR), X_DISABLE(TOO_MANY_FREEZES) },
+		{ FREEZE(SEC(13), 0), X_NOTHING(FOLDED), "8d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "the limit passed while waiting for udev: disabled at once",
+	  .devs = { { .addr = "0000:01:00.0", .bound = true, .count = 4 } },
+	  .steps = {
+		{ FREEZE(0, 0), X_REMOVE_ALL, "5" },
+		{ OP(REMOVE), X_UDEV_ALL },
+		{ FREEZE(SEC(1), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "a permanent perm_failure during a recovery: disabled at the next step",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ PERM(SEC(1), 0), X_NOTHING(FOLDED), "2d" },
+		{ REP(ERROR_DETECTED, CR), X_DISABLE(PERM_FAILURE) } } },
+	{ "a freeze while waiting out time_unavail is folded",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ PERM(0, 3000), X_WAIT(MSEC(3000)) },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "2" },
+		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
+
+	/* ---------------- timeouts, stale completions ---------------- */
+	{ "a step timeout marks the PE stuck; a late completion goes on",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ TIMEOUT, X_STUCK },
+		{ TIMEOUT, X_NOTHING(WAITING) },
+		{ FREEZE(SEC(40), 0), X_NOTHING(FOLDED) },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) },
+		{ TIMEOUT, X_STUCK } } },
+	{ "a completion of another step is ignored",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(SLOT_RESET, RC), X_NOTHING(IGNORED) },
+		{ OP(RESET), X_NOTHING(IGNORED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) } } },
+	{ "inputs for an idle PE are ignored",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ OP(RESET), X_NOTHING(IGNORED) },
+		{ TIMEOUT, X_NOTHING(IGNORED) },
+		{ WAIT_DONE, X_NOTHING(IGNORED) },
+		{ SLOT_EMPTY, X_NOTHING(IGNORED) } } },
+	{ "resume fails: disable",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP_ERR(RESUME, -EIO), X_DISABLE(OP_FAILED) } } },
+	{ "the step timeout comes from StepTimeoutSec, longest in the PE",
+	  .config = "[Policy]\nStepTimeoutSec=7\n[Device 0000:01:00.1]\nStepTimeoutSec=9\n",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = { { FREEZE(0, 0), { .action = PCIERR_ACTION_REPORT,
+				       .step = PCIERR_STEP_ERROR_DETECTED, .timeout = SEC(9) } } } },
+
+	/* ---------------- configuration overrides ---------------- */
+	{ "Recover=no by address: recorded, nothing done",
+	  .config = "[Device \"0000:01:00.0\"]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FREEZE(0, 0), X_NOTHING(RECOVER_OFF), "1" } } },
+	{ "Recover=no: past the limit still nothing, not disabled",
+	  .config = "[Device 8086:10d3]\nRecover=no\n",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = {
+		{ FREEZE(SEC(1), 0), X_NOTHING(RECOVER_OFF), "6" },
+		{ PERM(SEC(2), 0), X_NOTHING(RECOVER_OFF), "7" } } },
+	{ "Recover=no for the vendor",
+	  .config = "[Device 8086:*]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FREEZE(0, 0), X_NOTHING(RECOVER_OFF), "1" } } },
+	{ "Recover=no on one device keeps the whole PE from recovery",
+	  .config = "[Device 10ec:8139]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0"), NO_HANDLERS("0000:01:00.1") },
+	  .steps = { { FREEZE(0, 0), X_NOTHING(RECOVER_OFF), "1,0" } } },
+	{ "Recover=no on the PE's own address",
+	  .config = "[Device 0000:00:1c.0]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FREEZE(0, 0), X_NOTHING(RECOVER_OFF), "1" } } },
+	{ "Recover=no globally, yes for the address: recovers",
+	  .config = "[Policy]\nRecover=no\n[Device 01:00.0]\nRecover=yes\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FREEZE(0, 0), X_REPORT(ERROR_DETECTED) } } },
+	{ "MaxFreezes=2 by vendor:device: the 3rd freeze disables",
+	  .config = "[Device 8086:10d3]\nMaxFreezes=2\n",
+	  .devs = { HIST("0000:01:00.0", 2, 0) },
+	  .steps = { { FREEZE(SEC(1), 0), X_DISABLE(TOO_MANY_FREEZES), "3d" } } },
+	{ "MaxFreezes by address beats vendor:device",
+	  .config = "[Device 8086:10d3]\nMaxFreezes=2\n[Device 0000:01:00.0]\nMaxFreezes=10\n",
+	  .devs = { HIST("0000:01:00.0", 2, 0) },
+	  .steps = { { FREEZE(SEC(1), 0), X_REPORT(ERROR_DETECTED), "3" } } },
+	{ "MaxFreezes=0: the first freeze disables",
+	  .config = "[Policy]\nMaxFreezes=0\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FREEZE(0, 0), X_DISABLE(TOO_MANY_FREEZES), "1d" } } },
+	{ "FreezeWindowSec=60: a freeze 61 s later restarts the count",
+	  .config = "[Policy]\nFreezeWindowSec=60\n",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = { { FREEZE(SEC(61), 0), X_REPORT(ERROR_DETECTED), "1" } } },
+	{ "FreezeWindowSec=60: a freeze 60 s later counts",
+	  .config = "[Policy]\nFreezeWindowSec=60\n",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = { { FREEZE(SEC(60), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" } } },
+
+	/* ---------------- kernel-native AER recovery ---------------- */
+	{ "AER: BEGIN counts a freeze, SUCCESSFUL ends it",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER(0, BEGIN), X_NOTHING(KERNEL), "1" },
+		{ AER(SEC(1), SUCCESSFUL), X_DONE_OK, "1" } } },
+	{ "AER: SUCCESSFUL without BEGIN still counts once",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { AER(0, SUCCESSFUL), X_DONE_OK, "1" } } },
+	{ "AER: FAILED gets pcierr's fallback (hot-unplug, reset, rescan)",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER(0, BEGIN), X_NOTHING(KERNEL), "1" },
+		{ AER(SEC(1), FAILED), X_REMOVE_ALL, "1" },
+		{ OP(REMOVE), X_UDEV_ALL },
+		{ WAIT_DONE, X_RESET(HOT) },
+		{ OP(RESET), X_RESCAN },
+		{ OP(RESCAN), X_DONE_OK } } },
+	{ "AER: past the limit, disabled when the kernel is done",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = {
+		{ AER(SEC(1), BEGIN), X_NOTHING(KERNEL), "6d" },
+		{ AER(SEC(2), SUCCESSFUL), X_DISABLE(TOO_MANY_FREEZES) },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "AER: BEGIN during pcierr's own recovery is folded in",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ AER(SEC(1), BEGIN), X_NOTHING(FOLDED), "2" },
+		{ AER(SEC(1), FAILED), X_NOTHING(IGNORED), "2" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
+	{ "AER: a shim freeze during the kernel's recovery: ours after it",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER(0, BEGIN), X_NOTHING(KERNEL) },
+		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "2" },
+		{ AER(SEC(2), SUCCESSFUL), X_REPORT(ERROR_DETECTED) } } },
+	{ "AER with Recover=no: recorded only",
+	  .config = "[Device 0000:01:00.0]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER(0, BEGIN), X_NOTHING(RECOVER_OFF), "1" },
+		{ AER(SEC(1), FAILED), X_NOTHING(RECOVER_OFF), "1" },
+		{ FREEZE(SEC(2), 0), X_NOTHING(RECOVER_OFF), "2" } } },
+};
+
+/* ------------------------------------------------------------------ */
+/* The harness */
+
+static uint32_t reset_types(enum rt rt)
+{
+	switch (rt) {
+	case RT_BOTH:
+		return 1U << PCIERR_RESET_HOT | 1U << PCIERR_RESET_FUNDAMENTAL;
+	case RT_HOT:
+		return 1U << PCIERR_RESET_HOT;
+	case RT_FUND:
+		return 1U << PCIERR_RESET_FUNDAMENTAL;
+	default:
+		return 0;
+	}
+}
+
+static void check_hist(const char *ctx, const char *hist,
+		       const struct pcierr_policy_device *devs, size_t n)
+{
+	const char *p = hist;
+
+	for (size_t i = 0; i < n; i++) {
+		char *e;
+		unsigned long count = strtoul(p, &e, 10);
+		bool disabled = *e == 'd';
+
+		ck_assert_msg(e != p, "%s: bad hist '%s'", ctx, hist);
+		ck_assert_msg(devs[i].history.count == count,
+			      "%s: device %zu freeze count %u, expected %lu", ctx, i,
+			      devs[i].history.count, count);
+		ck_assert_msg(devs[i].history.disabled == disabled,
+			      "%s: device %zu disabled %d, expected %d", ctx, i,
+			      devs[i].history.disabled, disabled);
+		p = e + disabled;
+		if (*p == ',')
+			p++;
+	}
+}
+
+static void check_devices(const char *ctx, const struct pcierr_policy_output *out,
+			  const struct exp *x)
+{
+	unsigned int mask = 0;
+
+	ck_assert_msg(out->all_devices == x->all, "%s: all_devices %d, expected %d", ctx,
+		      out->all_devices, x->all);
+	for (size_t i = 0; i < out->n_devices; i++)
+		mask |= 1U << out->devices[i];
+	ck_assert_msg(mask == x->mask, "%s: device mask %#x, expected %#x", ctx, mask, x->mask);
+}
+
+START_TEST(test_scenario)
+{
+	const struct scenario *sc = &scenarios[_i];
+	struct pcierr_policy_device devs[MAXD] = {};
+	struct pcierr_config cfg;
+	struct pcierr_config_error err = {};
+	struct pcierr_policy_pe pe = {
+		.addr = "0000:00:1c.0",
+		.reset_types = reset_types(sc->rt),
+		.devices = devs,
+	};
+	struct pcierr_recovery rec = PCIERR_RECOVERY_INIT;
+	struct pcierr_policy_output *out;
+
+	out = calloc(1, sizeof(*out));
+	ck_assert_ptr_nonnull(out);
+
+	pcierr_config_init(&cfg);
+	if (sc->config)
+		ck_assert_msg(pcierr_config_parse_string(&cfg, sc->config, "test.conf", &err) == 0,
+			      "%s: config: %s:%u: %s", sc->name, err.file, err.line, err.message);
+
+	for (size_t i = 0; i < MAXD && sc->devs[i].addr; i++) {
+		const struct dev *d = &sc->devs[i];
+
+		snprintf(devs[i].addr, sizeof(devs[i].addr), "%s", d->addr);
+		devs[i].vendor = d->vendor;
+		devs[i].device = d->device;
+		devs[i].driver_bound = d->bound;
+		devs[i].handlers = d->handlers;
+		devs[i].flags = d->bridge ? PCIERR_DEV_F_BRIDGE : 0;
+		devs[i].history = (struct pcierr_freeze_record) {
+			.count = d->count,
+			.first_usec = T0 + d->last,
+			.last_usec = T0 + d->last,
+			.disabled = d->disabled,
+		};
+		pe.n_devices++;
+	}
+
+	for (size_t s = 0; s < MAXS && sc->steps[s].in.kind != IN_END; s++) {
+		const struct step *st = &sc->steps[s];
+		const struct in *in = &st->in;
+		const struct exp *x = &st->exp;
+		struct pcierr_policy_result results[MAXD] = {};
+		struct pcierr_policy_event ev = {
+			.now = T0 + in->t,
+			.device = in->named ? devs[in->named - 1].addr : NULL,
+			.results = results,
+		};
+		enum pcierr_recovery_phase before = rec.phase;
+		char ctx[256];
+
+		snprintf(ctx, sizeof(ctx), "'%s' step %zu", sc->name, s + 1);
+
+		switch (in->kind) {
+		case IN_FREEZE:
+			ev.type = PCIERR_POLICY_EV_FREEZE;
+			ev.state = PCIERR_STATE_FROZEN;
+			ev.slot_empty = in->empty;
+			break;
+		case IN_PERM:
+			ev.type = PCIERR_POLICY_EV_FREEZE;
+			ev.state = PCIERR_STATE_PERM_FAILURE;
+			ev.time_unavail_ms = in->tu;
+			ev.slot_empty = in->empty;
+			break;
+		case IN_AER:
+			ev.type = PCIERR_POLICY_EV_AER;
+			ev.aer = in->aer;
+			break;
+		case IN_OP:
+			ev.type = PCIERR_POLICY_EV_OP_DONE;
+			ev.op = in->op;
+			ev.step = in->step;
+			ev.error = in->error;
+			for (size_t d = 0; d < pe.n_devices; d++)
+				if (in->res[d] != PCIERR_RESULT_UNSPEC) {
+					memcpy(results[ev.n_results].addr, devs[d].addr,
+					       PCIERR_ADDR_MAX);
+					results[ev.n_results++].result = in->res[d];
+				}
+			break;
+		case IN_WAIT_DONE:
+			ev.type = PCIERR_POLICY_EV_WAIT_DONE;
+			break;
+		case IN_TIMEOUT:
+			ev.type = PCIERR_POLICY_EV_TIMEOUT;
+			break;
+		case IN_SLOT_EMPTY:
+			ev.type = PCIERR_POLICY_EV_SLOT_EMPTY;
+			break;
+		default:
+			ck_abort_msg("%s: bad input", ctx);
+		}
+
+		ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+
+		ck_assert_msg(out->action == x->action, "%s: action %s, expected %s (reason %s)",
+			      ctx, pcierr_policy_action_to_string(out->action),
+			      pcierr_policy_action_to_string(x->action),
+			      pcierr_policy_reason_to_string(out->reason));
+		switch (x->action) {
+		case PCIERR_ACTION_REPORT:
+			ck_assert_msg(out->step == x->step, "%s: step %d, expected %d", ctx,
+				      out->step, x->step);
+			if (x->step == PCIERR_STEP_ERROR_DETECTED)
+				ck_assert_int_eq(out->state, PCIERR_STATE_FROZEN);
+			break;
+		case PCIERR_ACTION_RESET:
+			ck_assert_msg(out->reset_type == x->reset, "%s: reset %d, expected %d", ctx,
+				      out->reset_type, x->reset);
+			break;
+		case PCIERR_ACTION_REMOVE:
+		case PCIERR_ACTION_WAIT_UDEV:
+			check_devices(ctx, out, x);
+			break;
+		case PCIERR_ACTION_NOTHING:
+		case PCIERR_ACTION_DISABLE:
+			ck_assert_msg(out->reason == x->reason, "%s: reason %s, expected %s", ctx,
+				      pcierr_policy_reason_to_string(out->reason),
+				      pcierr_policy_reason_to_string(x->reason));
+			if (x->action == PCIERR_ACTION_DISABLE)
+				ck_assert_msg(out->message[0], "%s: DISABLE without a message", ctx);
+			break;
+		case PCIERR_ACTION_DONE:
+			ck_assert_msg(out->recovered == x->recovered && out->reason == x->reason,
+				      "%s: done %d/%s, expected %d/%s", ctx, out->recovered,
+				      pcierr_policy_reason_to_string(out->reason), x->recovered,
+				      pcierr_policy_reason_to_string(x->reason));
+			ck_assert_msg(rec.phase == PCIERR_PHASE_IDLE, "%s: not idle after DONE", ctx);
+			break;
+		default:
+			break;
+		}
+		if (x->timeout)
+			ck_assert_msg(out->timeout_usec == x->timeout,
+				      "%s: timeout %llu, expected %llu", ctx,
+				      (unsigned long long)out->timeout_usec,
+				      (unsigned long long)x->timeout);
+		if (x->msg)
+			ck_assert_msg(strstr(out->message, x->msg), "%s: message '%s' lacks '%s'",
+				      ctx, out->message, x->msg);
+
+		/* invariants over every step of every scenario */
+		if (out->action >= PCIERR_ACTION_REPORT && out->action <= PCIERR_ACTION_DISABLE)
+			ck_assert_msg(out->timeout_usec > 0, "%s: no timeout for a step", ctx);
+		if ((ev.type == PCIERR_POLICY_EV_FREEZE || ev.type == PCIERR_POLICY_EV_AER) &&
+		    before != PCIERR_PHASE_IDLE && before != PCIERR_PHASE_WAIT &&
+		    before != PCIERR_PHASE_WAIT_UDEV && before != PCIERR_PHASE_KERNEL)
+			ck_assert_msg(out->action == PCIERR_ACTION_NOTHING,
+				      "%s: a second operation while one is in flight", ctx);
+		if (out->action != PCIERR_ACTION_DONE && out->action != PCIERR_ACTION_NOTHING &&
+		    out->action != PCIERR_ACTION_STUCK)
+			ck_assert_msg(rec.phase != PCIERR_PHASE_IDLE, "%s: idle after an action", ctx);
+
+		/* persist the effects, as the daemon does */
+		for (size_t e = 0; e < out->n_effects; e++) {
+			const struct pcierr_policy_effect *ef = &out->effects[e];
+
+			ck_assert_uint_lt(ef->device, pe.n_devices);
+			devs[ef->device].history = ef->record;
+			if (ef->type == PCIERR_EFFECT_IDENTITY_DISABLED)
+				ck_assert_msg(ef->record.disabled && ef->reason != PCIERR_REASON_NONE,
+					      "%s: disabled effect without reason", ctx);
+		}
+		if (st->hist)
+			check_hist(ctx, st->hist, devs, pe.n_devices);
+	}
+
+	pcierr_config_done(&cfg);
+	free(out);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* merge_result() of drivers/pci/pcie/err.c */
+
+static const struct {
+	enum pcierr_result orig, new_result, expected;
+} merge_table[] = {
+	{ CR, CR, CR }, { CR, NR, NR }, { CR, DC, DC }, { CR, RC, RC },
+	{ CR, NO, CR }, { CR, ND, CR }, { CR, GN, CR },
+	{ RC, RC, RC }, { RC, NR, NR }, { RC, DC, DC }, { RC, CR, CR }, { RC, NO, RC },
+	{ NR, CR, NR }, { NR, RC, NR }, { NR, DC, NR }, { NR, NO, NR },
+	{ DC, NR, NR }, { DC, CR, DC }, { DC, RC, DC }, { DC, NO, DC },
+	{ NO, CR, NO }, { NO, NR, NO },
+};
+
+START_TEST(test_merge)
+{
+	ck_assert_int_eq(pcierr_policy_merge(merge_table[_i].orig, merge_table[_i].new_result),
+			 merge_table[_i].expected);
+}
+END_TEST
+
+/* Which devices are recovered by callbacks */
+static const struct {
+	bool bound;
+	uint32_t handlers;
+	bool aware;
+} aware_table[] = {
+	{ true, H_ALL, true },
+	{ true, H(ERROR_DETECTED) | H(SLOT_RESET), true },
+	{ true, H(ERROR_DETECTED) | H(RESUME), false },
+	{ true, H(SLOT_RESET) | H(RESUME), false },
+	{ true, 0, false },
+	{ false, H_ALL, false },
+};
+
+START_TEST(test_aware)
+{
+	struct pcierr_policy_device d = {
+		.driver_bound = aware_table[_i].bound,
+		.handlers = aware_table[_i].handlers,
+	};
+
+	ck_assert(pcierr_policy_device_aware(&d) == aware_table[_i].aware);
+}
+END_TEST
+
+/* The freeze count rule on its own */
+static const struct {
+	unsigned int count;		/* before */
+	pcierr_usec_t last;		/* before */
+	pcierr_usec_t now;
+	unsigned int max, window;	/* settings */
+	unsigned int new_count;
+	bool exceeded;
+} count_table[] = {
+	{ 0, 0, SEC(5), 5, 3600, 1, false },
+	{ 4, SEC(100), SEC(200), 5, 3600, 5, false },
+	{ 5, SEC(100), SEC(200), 5, 3600, 6, true },
+	{ 5, SEC(100), SEC(3700), 5, 3600, 6, true },		/* exactly 3600 s */
+	{ 5, SEC(100), SEC(3700) - 1, 5, 3600, 6, true },	/* just inside */
+	{ 5, SEC(100), SEC(3700) + 1, 5, 3600, 1, false },	/* just outside */
+	{ 5, SEC(100), SEC(50), 5, 3600, 6, true },		/* clock went back */
+	{ 1, SEC(100), SEC(161), 1, 60, 1, false },
+	{ 1, SEC(100), SEC(160), 1, 60, 2, true },
+	{ 0, 0, 0, 0, 3600, 1, true },				/* MaxFreezes=0 */
+	{ UINT32_MAX, 0, 1, 5, 3600, UINT32_MAX, true },	/* saturates */
+};
+
+START_TEST(test_count)
+{
+	struct pcierr_settings s = {
+		.max_freezes = count_table[_i].max,
+		.freeze_window_sec = count_table[_i].window,
+	};
+	struct pcierr_freeze_record r = {
+		.count = count_table[_i].count,
+		.first_usec = count_table[_i].last,
+		.last_usec = count_table[_i].last,
+	};
+	bool exceeded = pcierr_policy_count_freeze(&r, count_table[_i].now, &s);
+
+	ck_assert_uint_eq(r.count, count_table[_i].new_count);
+	ck_assert(exceeded == count_table[_i].exceeded);
+	ck_assert_uint_ge(r.last_usec, count_table[_i].now);
+	if (r.count == 1)
+		ck_assert_uint_eq(r.first_usec, count_table[_i].now);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	for (int a = 0; a < __PCIERR_ACTION_MAX; a++)
+		ck_assert_ptr_nonnull(pcierr_policy_action_to_string(a));
+	for (int r = 0; r < __PCIERR_REASON_MAX; r++)
+		ck_assert_ptr_nonnull(pcierr_policy_reason_to_string(r));
+	for (int p = 0; p < __PCIERR_PHASE_MAX; p++)
+		ck_assert_ptr_nonnull(pcierr_recovery_phase_to_string(p));
+	ck_assert_ptr_null(pcierr_policy_action_to_string(__PCIERR_ACTION_MAX));
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+	struct pcierr_config cfg;
+	struct pcierr_policy_pe pe = { .n_devices = 1 };	/* devices NULL */
+	struct pcierr_recovery rec = PCIERR_RECOVERY_INIT;
+	struct pcierr_policy_event ev = { .type = PCIERR_POLICY_EV_FREEZE };
+	struct pcierr_policy_output *out = calloc(1, sizeof(*out));
+
+	ck_assert_ptr_nonnull(out);
+	pcierr_config_init(&cfg);
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), -EINVAL);
+	pe.n_devices = 0;
+	ev.type = __PCIERR_POLICY_EV_MAX;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), -EINVAL);
+	ck_assert_int_eq(pcierr_policy_step(NULL, &pe, &rec, &ev, out), -EINVAL);
+	ck_assert_int_eq(rec.phase, PCIERR_PHASE_IDLE);
+	free(out);
+}
+END_TEST
+
+Suite *suite_policy(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tc;
+
+	tc = tcase_create("scenarios");
+	tcase_add_loop_test(tc, test_scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("merge");
+	tcase_add_loop_test(tc, test_merge, 0, (int)(sizeof(merge_table) / sizeof(merge_table[0])));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("aware");
+	tcase_add_loop_test(tc, test_aware, 0, (int)(sizeof(aware_table) / sizeof(aware_table[0])));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("count");
+	tcase_add_loop_test(tc, test_count, 0, (int)(sizeof(count_table) / sizeof(count_table[0])));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("misc");
+	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_bad_input);
+	suite_add_tcase(s, tc);
+
+	return s;
+}

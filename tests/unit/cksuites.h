@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The unit test suites; tests/unit/check-all.c runs them all.
+ */
+#ifndef PCIERR_CKSUITES_H
+#define PCIERR_CKSUITES_H
+
+#include <check.h>
+
+Suite *suite_policy(void);
+Suite *suite_config(void);
+
+#endif /* PCIERR_CKSUITES_H */
