@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 120
+#
+# Scenario 7: unload the shim while a listener is connected and an
+# operation is in flight (a 3 s error_detected), then load it again.
+# rmmod completes (it may wait for the operation), the listener does not
+# hang, the family comes back with sequence numbers from 1, and the kernel
+# log stays clean (checked by the runner).
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+A=$TESTDEV_A
+PE=$RP_TESTDEV_A
+SHIM=$PCIERR_TREE/kernel/pcierr_shim/pcierr_shim.ko
+CLEANUP_PES=$PE
+[ -f "$SHIM" ] || fail "no $SHIM"
+grep -q '^pcierr_shim ' /proc/modules || fail "pcierr_shim is not loaded at the start"
+require_normal "$PE"
+td_defaults
+td_clear "$A"
+td_set "$A" delay_error_detected 3000
+
+listen_start "$TMP/events" --timeout 60
+must_nl inject "$A"
+must_nl report "$PE" error_detected --state frozen --no-wait
+wait_until 5 grep -q error_detected "$SYS/$A/running" ||
+	fail "A's error_detected is not running"
+ok "A's error_detected is running (3 s)"
+
+t0=$(now_ns)
+run timeout 60 rmmod pcierr_shim
+t1=$(now_ns)
+[ "$rc" = 0 ] || fail "rmmod pcierr_shim exited $rc after $(ms_between "$t0" "$t1") ms"
+ok "rmmod took $(ms_between "$t0" "$t1") ms"
+grep -q '^pcierr_shim ' /proc/modules && fail "pcierr_shim is still loaded"
+
+# the listener must not hang: its family is gone
+if wait_until 10 gone "$LPID"; then
+	wait "$LPID"
+	rc=$?
+	ok "the listener exited (status $rc) after the unload"
+else
+	kill "$LPID" 2>/dev/null
+	sed 's/^/  | /' "$TMP/events"
+	fail "the listener still runs 10 s after the unload"
+fi
+sed 's/^/  | /' "$TMP/events"
+
+# the callback in flight ran to its end (now or before the unload)
+wait_until 10 grep -q '^-$' "$SYS/$A/running" || fail "A's callback still running"
+expect_calls "$A" "error_detected(frozen)=need_reset"
+
+run insmod "$SHIM"
+[ "$rc" = 0 ] || fail "insmod $SHIM failed"
+ok "pcierr_shim loaded again"
+must_nl dump
+printf '%s\n' "$out" | grep -q " dev=$A " || fail "the dump after reload lacks $A"
+ok "the family is back: the dump lists $A"
+
+# A was frozen when the shim went away: give it a clean start, as hotplug
+# would (the new shim sees a new device)
+td_set "$A" delay_error_detected 0
+echo 1 > "$SYS/$A/remove"
+echo 1 > /sys/bus/pci/rescan
+wait_until 10 bound_to "$A" pcierr_test || fail "$A did not come back after remove/rescan"
+listed() { "$NL" dump | grep -q " dev=$1 "; }
+wait_until 10 listed "$A" || fail "the shim does not list $A after its rescan"
+ok "$A is back and listed"
+
+# a full cycle on the new module: sequence numbers start at 1
+must_nl inject "$A"
+expect "first seq after the reload" "$(kv seq "$out")" 1
+report_expect "$PE" error_detected need_reset --state frozen
+op reset "$PE"
+report_expect "$PE" slot_reset recovered
+op report "$PE" resume
+expect "PE state" "$(pe_state "$PE")" normal

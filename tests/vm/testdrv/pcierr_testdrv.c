@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcierr_testdrv - PCI drivers for the pcierr VM test bed.
+ *
+ * Two drivers in one module:
+ *
+ *   pcierr_test          binds QEMU's pci-testdev (1b36:0005) and has PCI
+ *                        error recovery callbacks whose behaviour is set at
+ *                        run time, and which records every call in order.
+ *   pcierr_test_unaware  binds QEMU's edu device (1234:11e8) and has no
+ *                        err_handler at all (a driver that knows nothing of
+ *                        error recovery).
+ *
+ * Both enable the device, map BAR0 (when it is a memory BAR) and save the
+ * config space in probe; remove undoes all of it.
+ *
+ * Run-time control of pcierr_test (also in tests/vm/README.md):
+ *
+ * Per device, in /sys/bus/pci/devices/<addr>/ while pcierr_test is bound:
+ *
+ *   result_error_detected  rw  what error_detected() returns
+ *   result_mmio_enabled    rw  what mmio_enabled() returns
+ *   result_slot_reset      rw  what slot_reset() returns
+ *        one of: none can_recover need_reset disconnect recovered
+ *        defaults: need_reset, recovered, recovered
+ *   delay_error_detected   rw  milliseconds the callback sleeps before it
+ *   delay_mmio_enabled         returns (0 .. 60000, default 0)
+ *   delay_slot_reset
+ *   delay_resume
+ *   calls                  r   the calls so far, in order, space separated
+ *                              on one line, each logged when it returns:
+ *                              "error_detected(frozen)=need_reset
+ *                              slot_reset=recovered resume"; empty if none.
+ *                          w   any write clears the log
+ *   running                r   the callback running now, or "-"
+ *   config_reset           w   any write restores the defaults (results,
+ *                              delays) and clears the log
+ *
+ * For the driver, in /sys/bus/pci/drivers/pcierr_test/:
+ *
+ *   handlers               rw  which callbacks the driver has: a comma
+ *                              separated subset of error_detected,
+ *                              mmio_enabled,slot_reset,resume; "all" (the
+ *                              default) for all four; "-" for no
+ *                              err_handler at all. The driver's err_handler
+ *                              pointer is switched among const tables.
+ *
+ * The presence of callbacks is a property of the driver (as in the kernel,
+ * where err_handler belongs to struct pci_driver), so it applies to every
+ * device bound to pcierr_test at once.
+ */
+
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#define TESTDRV_LOG_MAX		2048
+#define TESTDRV_DELAY_MAX_MS	60000
+
+enum testdrv_cb {
+	CB_ERROR_DETECTED,
+	CB_MMIO_ENABLED,
+	CB_SLOT_RESET,
+	CB_RESUME,
+	CB_COUNT
+};
+
+static const char * const cb_names[CB_COUNT] = {
+	[CB_ERROR_DETECTED]	= "error_detected",
+	[CB_MMIO_ENABLED]	= "mmio_enabled",
+	[CB_SLOT_RESET]		= "slot_reset",
+	[CB_RESUME]		= "resume",
+};
+
+/* The answers a callback can be told to give, by name */
+enum testdrv_result {
+	RES_NONE,
+	RES_CAN_RECOVER,
+	RES_NEED_RESET,
+	RES_DISCONNECT,
+	RES_RECOVERED,
+	RES_COUNT
+};
+
+static const char * const res_names[RES_COUNT] = {
+	[RES_NONE]		= "none",
+	[RES_CAN_RECOVER]	= "can_recover",
+	[RES_NEED_RESET]	= "need_reset",
+	[RES_DISCONNECT]	= "disconnect",
+	[RES_RECOVERED]		= "recovered",
+};
+
+static const pci_ers_result_t res_values[RES_COUNT] = {
+	[RES_NONE]		= PCI_ERS_RESULT_NONE,
+	[RES_CAN_RECOVER]	= PCI_ERS_RESULT_CAN_RECOVER,
+	[RES_NEED_RESET]	= PCI_ERS_RESULT_NEED_RESET,
+	[RES_DISCONNECT]	= PCI_ERS_RESULT_DISCONNECT,
+	[RES_RECOVERED]		= PCI_ERS_RESULT_RECOVERED,
+};
+
+struct testdrv_dev {
+	struct pci_dev *pdev;
+	void __iomem *bar0;
+	struct mutex lock;		/* protects everything below */
+	enum testdrv_result result[CB_COUNT];	/* CB_RESUME unused */
+	unsigned int delay_ms[CB_COUNT];
+	int current_cb;			/* -1: none */
+	size_t log_len;
+	bool log_full;
+	char log[TESTDRV_LOG_MAX];
+};
+
+static void testdrv_defaults(struct testdrv_dev *td)
+{
+	int i;
+
+	td->result[CB_ERROR_DETECTED] = RES_NEED_RESET;
+	td->result[CB_MMIO_ENABLED] = RES_RECOVERED;
+	td->result[CB_SLOT_RESET] = RES_RECOVERED;
+	td->result[CB_RESUME] = RES_NONE;
+	for (i = 0; i < CB_COUNT; i++)
+		td->delay_ms[i] = 0;
+	td->log_len = 0;
+	td->log_full = false;
+	td->log[0] = '\0';
+}
+
+/* Append one entry to the call log. */
+static __printf(2, 3) void testdrv_log(struct testdrv_dev *td,
+				       const char *fmt, ...)
+{
+	char entry[64];
+	va_list args;
+	size_t room;
+	int n;
+
+	va_start(args, fmt);
+	n = vscnprintf(entry, sizeof(entry), fmt, args);
+	va_end(args);
+
+	mutex_lock(&td->lock);
+	room = sizeof(td->log) - td->log_len;
+	if (td->log_full)
+		goto out;
+	/* keep room for " ..." so that a full log says so */
+	if (n + 1 + 5 > room) {
+		td->log_len += scnprintf(td->log + td->log_len, room, " ...");
+		td->log_full = true;
+		goto out;
+	}
+	td->log_len += scnprintf(td->log + td->log_len, room, "%s%s",
+				 td->log_len ? " " : "", entry);
+out:
+	mutex_unlock(&td->lock);
+}
+
+/*
+ * Common part of every callback: mark it running, sleep for its delay
+ * (without holding the lock, so that sysfs stays readable), and return the
+ * configured answer as it is when the delay is over.
+ */
+static enum testdrv_result testdrv_enter(struct testdrv_dev *td,
+					 enum testdrv_cb cb)
+{
+	enum testdrv_result result;
+	unsigned int delay;
+
+	mutex_lock(&td->lock);
+	td->current_cb = cb;
+	delay = td->delay_ms[cb];
+	mutex_unlock(&td->lock);
+
+	if (delay)
+		msleep(delay);
+
+	mutex_lock(&td->lock);
+	td->current_cb = -1;
+	result = td->result[cb];
+	mutex_unlock(&td->lock);
+	return result;
+}
+
+static const char *channel_state_name(pci_channel_state_t state)
+{
+	if (state == pci_channel_io_normal)
+		return "normal";
+	if (state == pci_channel_io_frozen)
+		return "frozen";
+	if (state == pci_channel_io_perm_failure)
+		return "perm_failure";
+	return "unknown";
+}
+
+static pci_ers_result_t testdrv_error_detected(struct pci_dev *pdev,
+					       pci_channel_state_t state)
+{
+	struct testdrv_dev *td = pci_get_drvdata(pdev);
+	enum testdrv_result r;
+
+	r = testdrv_enter(td, CB_ERROR_DETECTED);
+	testdrv_log(td, "error_detected(%s)=%s", channel_state_name(state),
+		    res_names[r]);
+	dev_info(&pdev->dev, "error_detected(%s) = %s\n",
+		 channel_state_name(state), res_names[r]);
+	return res_values[r];
+}
+
+static pci_ers_result_t testdrv_mmio_enabled(struct pci_dev *pdev)
+{
+	struct testdrv_dev *td = pci_get_drvdata(pdev);
+	enum testdrv_result r;
+
+	r = testdrv_enter(td, CB_MMIO_ENABLED);
+	testdrv_log(td, "mmio_enabled=%s", res_names[r]);
+	dev_info(&pdev->dev, "mmio_enabled = %s\n", res_names[r]);
+	return res_values[r];
+}
+
+static pci_ers_result_t testdrv_slot_reset(struct pci_dev *pdev)
+{
+	struct testdrv_dev *td = pci_get_drvdata(pdev);
+	enum testdrv_result r;
+
+	r = testdrv_enter(td, CB_SLOT_RESET);
+	testdrv_log(td, "slot_reset=%s", res_names[r]);
+	dev_info(&pdev->dev, "slot_reset = %s\n", res_names[r]);
+	return res_values[r];
+}
+
+static void testdrv_resume(struct pci_dev *pdev)
+{
+	struct testdrv_dev *td = pci_get_drvdata(pdev);
+
+	testdrv_enter(td, CB_RESUME);
+	testdrv_log(td, "resume");
+	dev_info(&pdev->dev, "resume\n");
+}
+
+/*
+ * Every combination of present callbacks, bit CB_x set = callback x
+ * present. The driver's err_handler points at one of these, or is NULL.
+ */
+#define ED(m)	(((m) & BIT(CB_ERROR_DETECTED)) ? testdrv_error_detected : NULL)
+#define ME(m)	(((m) & BIT(CB_MMIO_ENABLED)) ? testdrv_mmio_enabled : NULL)
+#define SR(m)	(((m) & BIT(CB_SLOT_RESET)) ? testdrv_slot_reset : NULL)
+#define RE(m)	(((m) & BIT(CB_RESUME)) ? testdrv_resume : NULL)
+#define HANDLERS(m) [m] = { \
+	.error_detected = ED(m), .mmio_enabled = ME(m), \
+	.slot_reset = SR(m), .resume = RE(m) }
+
+#define HANDLERS_ALL	(BIT(CB_COUNT) - 1)
+
+static const struct pci_error_handlers testdrv_handlers[BIT(CB_COUNT)] = {
+	HANDLERS(0), HANDLERS(1), HANDLERS(2), HANDLERS(3),
+	HANDLERS(4), HANDLERS(5), HANDLERS(6), HANDLERS(7),
+	HANDLERS(8), HANDLERS(9), HANDLERS(10), HANDLERS(11),
+	HANDLERS(12), HANDLERS(13), HANDLERS(14), HANDLERS(15),
+};
+
+/* Per-device attributes */
+
+static struct testdrv_dev *to_td(struct device *dev)
+{
+	return dev_get_drvdata(dev);
+}
+
+static int parse_result(const char *buf)
+{
+	int i;
+
+	for (i = 0; i < RES_COUNT; i++)
+		if (sysfs_streq(buf, res_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static ssize_t result_show(struct device *dev, char *buf, enum testdrv_cb cb)
+{
+	struct testdrv_dev *td = to_td(dev);
+	enum testdrv_result r;
+
+	mutex_lock(&td->lock);
+	r = td->result[cb];
+	mutex_unlock(&td->lock);
+	return sysfs_emit(buf, "%s\n", res_names[r]);
+}
+
+static ssize_t result_store(struct device *dev, const char *buf, size_t count,
+			    enum testdrv_cb cb)
+{
+	struct testdrv_dev *td = to_td(dev);
+	int r = parse_result(buf);
+
+	if (r < 0)
+		return r;
+	mutex_lock(&td->lock);
+	td->result[cb] = r;
+	mutex_unlock(&td->lock);
+	return count;
+}
+
+static ssize_t delay_show(struct device *dev, char *buf, enum testdrv_cb cb)
+{
+	struct testdrv_dev *td = to_td(dev);
+	unsigned int d;
+
+	mutex_lock(&td->lock);
+	d = td->delay_ms[cb];
+	mutex_unlock(&td->lock);
+	return sysfs_emit(buf, "%u\n", d);
+}
+
+static ssize_t delay_store(struct device *dev, const char *buf, size_t count,
+			   enum testdrv_cb cb)
+{
+	struct testdrv_dev *td = to_td(dev);
+	unsigned int d;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &d);
+	if (ret)
+		return ret;
+	if (d > TESTDRV_DELAY_MAX_MS)
+		return -ERANGE;
+	mutex_lock(&td->lock);
+	td->delay_ms[cb] = d;
+	mutex_unlock(&td->lock);
+	return count;
+}
+
+#define TESTDRV_RESULT_ATTR(name, cb)					\
+static ssize_t result_##name##_show(struct device *dev,		\
+				    struct device_attribute *attr,	\
+				    char *buf)				\
+{									\
+	return result_show(dev, buf, cb);				\
+}									\
+static ssize_t result_##name##_store(struct device *dev,		\
+				     struct device_attribute *attr,	\
+				     const char *buf, size_t count)	\
+{									\
+	return result_store(dev, buf, count, cb);			\
+}									\
+static DEVICE_ATTR_RW(result_##name)
+
+#define TESTDRV_DELAY_ATTR(name, cb)					\
+static ssize_t delay_##name##_show(struct device *dev,			\
+				   struct device_attribute *attr,	\
+				   char *buf)				\
+{									\
+	return delay_show(dev, buf, cb);				\
+}									\
+static ssize_t delay_##name##_store(struct device *dev,		\
+				    struct device_attribute *attr,	\
+				    const char *buf, size_t count)	\
+{									\
+	return delay_store(dev, buf, count, cb);			\
+}									\
+static DEVICE_ATTR_RW(delay_##name)
+
+TESTDRV_RESULT_ATTR(error_detected, CB_ERROR_DETECTED);
+TESTDRV_RESULT_ATTR(mmio_enabled, CB_MMIO_ENABLED);
+TESTDRV_RESULT_ATTR(slot_reset, CB_SLOT_RESET);
+TESTDRV_DELAY_ATTR(error_detected, CB_ERROR_DETECTED);
+TESTDRV_DELAY_ATTR(mmio_enabled, CB_MMIO_ENABLED);
+TESTDRV_DELAY_ATTR(slot_reset, CB_SLOT_RESET);
+TESTDRV_DELAY_ATTR(resume, CB_RESUME);
+
+static ssize_t calls_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	ssize_t n;
+
+	mutex_lock(&td->lock);
+	n = sysfs_emit(buf, "%s\n", td->log);
+	mutex_unlock(&td->lock);
+	return n;
+}
+
+static ssize_t calls_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+
+	mutex_lock(&td->lock);
+	td->log_len = 0;
+	td->log_full = false;
+	td->log[0] = '\0';
+	mutex_unlock(&td->lock);
+	return count;
+}
+static DEVICE_ATTR_RW(calls);
+
+static ssize_t running_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	int cb;
+
+	mutex_lock(&td->lock);
+	cb = td->current_cb;
+	mutex_unlock(&td->lock);
+	return sysfs_emit(buf, "%s\n", cb < 0 ? "-" : cb_names[cb]);
+}
+static DEVICE_ATTR_RO(running);
+
+static ssize_t config_reset_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+
+	mutex_lock(&td->lock);
+	testdrv_defaults(td);
+	mutex_unlock(&td->lock);
+	return count;
+}
+static DEVICE_ATTR_WO(config_reset);
+
+static struct attribute *testdrv_dev_attrs[] = {
+	&dev_attr_result_error_detected.attr,
+	&dev_attr_result_mmio_enabled.attr,
+	&dev_attr_result_slot_reset.attr,
+	&dev_attr_delay_error_detected.attr,
+	&dev_attr_delay_mmio_enabled.attr,
+	&dev_attr_delay_slot_reset.attr,
+	&dev_attr_delay_resume.attr,
+	&dev_attr_calls.attr,
+	&dev_attr_running.attr,
+	&dev_attr_config_reset.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(testdrv_dev);
+
+/* Driver attribute: which callbacks exist */
+
+static struct pci_driver testdrv_driver;
+
+static ssize_t handlers_show(struct device_driver *drv, char *buf)
+{
+	const struct pci_error_handlers *eh = READ_ONCE(testdrv_driver.err_handler);
+	unsigned int mask;
+	ssize_t n = 0;
+	int i;
+
+	if (!eh)
+		return sysfs_emit(buf, "-\n");
+	mask = eh - testdrv_handlers;
+	for (i = 0; i < CB_COUNT; i++)
+		if (mask & BIT(i))
+			n += sysfs_emit_at(buf, n, "%s%s", n ? "," : "",
+					   cb_names[i]);
+	n += sysfs_emit_at(buf, n, "\n");
+	return n;
+}
+
+static ssize_t handlers_store(struct device_driver *drv, const char *buf,
+			      size_t count)
+{
+	const struct pci_error_handlers *eh;
+	unsigned int mask = 0;
+	char *copy, *s, *tok;
+	int i;
+
+	if (sysfs_streq(buf, "-") || sysfs_streq(buf, "none")) {
+		WRITE_ONCE(testdrv_driver.err_handler, NULL);
+		return count;
+	}
+	if (sysfs_streq(buf, "all")) {
+		mask = HANDLERS_ALL;
+	} else {
+		copy = kstrndup(buf, count, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		s = strim(copy);
+		while ((tok = strsep(&s, ",")) != NULL) {
+			for (i = 0; i < CB_COUNT; i++)
+				if (!strcmp(strim(tok), cb_names[i]))
+					break;
+			if (i == CB_COUNT) {
+				kfree(copy);
+				return -EINVAL;
+			}
+			mask |= BIT(i);
+		}
+		kfree(copy);
+	}
+	eh = &testdrv_handlers[mask];
+	WRITE_ONCE(testdrv_driver.err_handler, eh);
+	return count;
+}
+static DRIVER_ATTR_RW(handlers);
+
+static struct attribute *testdrv_drv_attrs[] = {
+	&driver_attr_handlers.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(testdrv_drv);
+
+/* probe and remove, shared by both drivers */
+
+static int testdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct testdrv_dev *td;
+	int ret;
+
+	td = kzalloc(sizeof(*td), GFP_KERNEL);
+	if (!td)
+		return -ENOMEM;
+	td->pdev = pdev;
+	mutex_init(&td->lock);
+	td->current_cb = -1;
+	testdrv_defaults(td);
+
+	ret = pci_enable_device(pdev);
+	if (ret)
+		goto err_free;
+	if (pci_resource_len(pdev, 0) &&
+	    (pci_resource_flags(pdev, 0) & IORESOURCE_MEM)) {
+		td->bar0 = pci_iomap(pdev, 0, 0);
+		if (!td->bar0) {
+			ret = -ENOMEM;
+			goto err_disable;
+		}
+	}
+	pci_save_state(pdev);
+	pci_set_drvdata(pdev, td);
+	dev_info(&pdev->dev, "bound (%s)\n",
+		 to_pci_driver(pdev->dev.driver)->name);
+	return 0;
+
+err_disable:
+	pci_disable_device(pdev);
+err_free:
+	mutex_destroy(&td->lock);
+	kfree(td);
+	return ret;
+}
+
+static void testdrv_remove(struct pci_dev *pdev)
+{
+	struct testdrv_dev *td = pci_get_drvdata(pdev);
+
+	pci_set_drvdata(pdev, NULL);
+	if (td->bar0)
+		pci_iounmap(pdev, td->bar0);
+	pci_disable_device(pdev);
+	mutex_destroy(&td->lock);
+	kfree(td);
+	dev_info(&pdev->dev, "unbound\n");
+}
+
+static const struct pci_device_id testdrv_ids[] = {
+	{ PCI_DEVICE(0x1b36, 0x0005) },		/* QEMU pci-testdev */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, testdrv_ids);
+
+static const struct pci_device_id testdrv_unaware_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x11e8) },		/* QEMU edu */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, testdrv_unaware_ids);
+
+static struct pci_driver testdrv_driver = {
+	.name		= "pcierr_test",
+	.id_table	= testdrv_ids,
+	.probe		= testdrv_probe,
+	.remove		= testdrv_remove,
+	.err_handler	= &testdrv_handlers[HANDLERS_ALL],
+	.groups		= testdrv_drv_groups,
+	.dev_groups	= testdrv_dev_groups,
+};
+
+static struct pci_driver testdrv_unaware_driver = {
+	.name		= "pcierr_test_unaware",
+	.id_table	= testdrv_unaware_ids,
+	.probe		= testdrv_probe,
+	.remove		= testdrv_remove,
+	/* no err_handler at all */
+};
+
+static int __init testdrv_init(void)
+{
+	int ret;
+
+	ret = pci_register_driver(&testdrv_driver);
+	if (ret)
+		return ret;
+	ret = pci_register_driver(&testdrv_unaware_driver);
+	if (ret)
+		pci_unregister_driver(&testdrv_driver);
+	return ret;
+}
+
+static void __exit testdrv_exit(void)
+{
+	pci_unregister_driver(&testdrv_unaware_driver);
+	pci_unregister_driver(&testdrv_driver);
+}
+
+module_init(testdrv_init);
+module_exit(testdrv_exit);
+
+MODULE_DESCRIPTION("pcierr test drivers for QEMU pci-testdev and edu");
+MODULE_AUTHOR("pcierr project");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The VM test bed (tests/vm/README.md). Included by the top-level Makefile,
+# which defines KVER, KDIR and BUILD.
+#
+#   make testdrv                 the test drivers (tests/vm/testdrv), part
+#                                of "all"; add C=1 W=1 for sparse and W=1
+#   make vm-check                every scenario, in one boot
+#   make vm-scenario S=NAME      one scenario (NAME with or without NN-)
+#   make vm-shell                the VM with everything loaded, a shell on
+#                                the console (Ctrl-A x quits QEMU)
+#   make vm-demo                 the VM running tests/vm/demo.sh
+#   make vm-initramfs            just the initramfs
+#
+# VM_TIMEOUT (seconds, default 1200) bounds the whole VM run on the host.
+
+VM_DIR       := tests/vm
+VM_TIMEOUT   ?= 1200
+VM_INITRAMFS := $(BUILD)/vm/initramfs-$(KVER).cpio.gz
+VM_RUN       := $(VM_DIR)/run --build $(BUILD) --kver $(KVER) --timeout $(VM_TIMEOUT)
+# what the guest needs from the rest of the tree
+VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(VM_INITRAMFS)
+
+.PHONY: testdrv testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo
+
+all: testdrv
+
+testdrv:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(VM_DIR)/testdrv modules
+
+testdrv-clean:
+	cd $(VM_DIR)/testdrv && rm -f *.o *.ko *.mod *.mod.c .*.cmd \
+		modules.order Module.symvers
+
+clean: testdrv-clean
+
+$(VM_INITRAMFS): $(VM_DIR)/mkinitramfs $(VM_DIR)/guest/init
+	$(VM_DIR)/mkinitramfs $(KVER) $@
+
+vm-initramfs: $(VM_INITRAMFS)
+
+vm-check: $(VM_DEPS)
+	$(VM_RUN)
+
+ifneq ($(filter vm-scenario,$(MAKECMDGOALS)),)
+ifeq ($(S),)
+$(error usage: make vm-scenario S=name (a file of tests/vm/scenarios, with or without NN- and .sh))
+endif
+endif
+
+vm-scenario: $(VM_DEPS)
+	$(VM_RUN) $(S)
+
+vm-shell: $(VM_DEPS)
+	$(VM_RUN) --shell
+
+vm-demo: $(VM_DEPS)
+	$(VM_RUN) --demo
