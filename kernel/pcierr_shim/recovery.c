@@ -30,9 +30,9 @@ static unsigned int pcierr_rank(u32 result)
 		return 1;
 	case PCIERR_RESULT_CAN_RECOVER:
 		return 2;
-	case PCIERR_RESULT_NEED_RESET:
-		return 3;
 	case PCIERR_RESULT_DISCONNECT:
+		return 3;
+	case PCIERR_RESULT_NEED_RESET:
 		return 4;
 	default:	/* NONE, NO_DRIVER, GONE: no opinion */
 		return 0;
@@ -40,8 +40,10 @@ static unsigned int pcierr_rank(u32 result)
 }
 
 /*
- * DISCONNECT > NEED_RESET > CAN_RECOVER > RECOVERED; NONE, NO_DRIVER and
- * GONE never change the merge, which starts (and may stay) NONE.
+ * NEED_RESET > DISCONNECT > CAN_RECOVER > RECOVERED, as merge_result() in
+ * drivers/pci/pcie/err.c: a reset may still save a device that asked to
+ * be disconnected. NONE, NO_DRIVER and GONE never change the merge, which
+ * starts (and may stay) NONE.
  */
 u32 pcierr_merge(u32 merged, u32 result)
 {

@@ -124,7 +124,7 @@
  * CLOCK_MONOTONIC in nanoseconds.
  *
  * Merging results (PCIERR_A_RESULT of REPORT), as drivers/pci/pcie/err.c:
- * DISCONNECT wins over NEED_RESET, which wins over CAN_RECOVER and
+ * NEED_RESET wins over DISCONNECT, which wins over CAN_RECOVER and
  * RECOVERED; NONE and NO_DRIVER never change the merge unless every device
  * answered one of them, in which case the merge is NONE.
  */
