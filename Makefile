@@ -29,8 +29,9 @@ NL_LIBS   := $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
-.PHONY: all check demo install clean deps unit-check vm-check bench
+.PHONY: all check demo install clean deps unit-check vm-check
 all:
+install: all
 
 deps:
 	scripts/install-deps
@@ -42,6 +43,8 @@ include tests/vm/vm.mk
 
 check: deps
 	$(MAKE) all
+	$(MAKE) module-check
+	$(MAKE) testdrv-check
 	$(MAKE) unit-check
 	$(MAKE) vm-check
 

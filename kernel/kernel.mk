@@ -24,3 +24,10 @@ module-check:
 
 module-clean:
 	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) clean
+
+# The module goes where Debian's depmod looks first for out-of-tree ones.
+.PHONY: install-module
+install: install-module
+install-module: module
+	install -d $(DESTDIR)/lib/modules/$(KVER)/updates
+	install -m 0644 $(PCIERR_SHIM_KO) $(DESTDIR)/lib/modules/$(KVER)/updates/

@@ -21,12 +21,20 @@ VM_RUN       := $(VM_DIR)/run --build $(BUILD) --kver $(KVER) --timeout $(VM_TIM
 # what the guest needs from the rest of the tree
 VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(VM_INITRAMFS)
 
-.PHONY: testdrv testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo
+.PHONY: testdrv testdrv-check testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo
 
 all: testdrv
 
 testdrv:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(VM_DIR)/testdrv modules
+
+# sparse (C=2: every source) and W=1; any diagnostic fails
+testdrv-check:
+	@$(MAKE) -C $(KDIR) M=$(CURDIR)/$(VM_DIR)/testdrv C=2 W=1 modules \
+		> $(BUILD)/testdrv-check.log 2>&1; rc=$$?; \
+	cat $(BUILD)/testdrv-check.log; \
+	if grep -qE '(warning|error):' $(BUILD)/testdrv-check.log; then \
+		echo "testdrv check: diagnostics above" >&2; rc=1; fi; exit $$rc
 
 testdrv-clean:
 	cd $(VM_DIR)/testdrv && rm -f *.o *.ko *.mod *.mod.c .*.cmd \
