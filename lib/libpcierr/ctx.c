@@ -5,9 +5,12 @@
  * Two netlink sockets: "req" for commands (libnl builds and sends the
  * request; the reply is read here, so that the kernel's errno and its
  * extended ack survive intact) and "ev", subscribed to the "events"
- * group. pcierr_event_fd() is an epoll instance over the event socket and
- * an eventfd that is readable while notifications are queued (taken off
- * the socket by pcierr_op_wait() but not yet delivered).
+ * group and to the generic netlink controller's "notify" group (which
+ * announces families coming and going: how we learn that pcierr_shim was
+ * unloaded, as its own group just falls silent). pcierr_event_fd() is an
+ * epoll instance over the event socket and an eventfd that is readable
+ * while notifications are queued (taken off the socket by
+ * pcierr_op_wait() but not yet delivered).
  */
 #include <errno.h>
 #include <poll.h>
@@ -38,6 +41,10 @@
 
 /* Receive buffer asked for on the event socket */
 #define EVENT_RCVBUF (4 * 1024 * 1024)
+
+/* The generic netlink controller and its multicast group */
+#define CTRL_GENL_NAME "nlctrl"
+#define CTRL_MCGRP_NOTIFY "notify"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_sock *, nl_socket_free)
@@ -316,7 +323,7 @@ static int transact(struct pcierr_ctx *ctx, struct nl_msg *msg, bool dump,
 	int r;
 
 	set_errmsg(ctx, NULL);
-	if (!ctx->req)
+	if (!ctx->req || ctx->family_gone)
 		return -ENOTCONN;
 	if (!dump)
 		nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
@@ -444,7 +451,7 @@ _public_ int pcierr_ctx_new(struct pcierr_ctx **ret)
 		.tv_sec = PCIERR_REPLY_TIMEOUT_MS / 1000,
 		.tv_usec = (PCIERR_REPLY_TIMEOUT_MS % 1000) * 1000,
 	};
-	int r, fd;
+	int r, fd, ctrl_group;
 
 	if (!ret)
 		return -EINVAL;
@@ -457,6 +464,32 @@ _public_ int pcierr_ctx_new(struct pcierr_ctx **ret)
 	if (!ctx->req)
 		return -ENOMEM;
 	r = genl_connect(ctx->req);
+	if (r < 0)
+		return pcierr_nle_to_errno(r);
+
+	/* where the controller announces families added and removed */
+	r = genl_ctrl_resolve_grp(ctx->req, CTRL_GENL_NAME, CTRL_MCGRP_NOTIFY);
+	if (r < 0)
+		return pcierr_nle_to_errno(r);
+	ctrl_group = r;
+
+	ctx->ev = nl_socket_alloc();
+	if (!ctx->ev)
+		return -ENOMEM;
+	nl_socket_disable_seq_check(ctx->ev);
+	nl_socket_disable_auto_ack(ctx->ev);
+	r = nl_connect(ctx->ev, NETLINK_GENERIC);
+	if (r < 0)
+		return pcierr_nle_to_errno(r);
+	fd = nl_socket_get_fd(ctx->ev);
+	/* a big buffer: bursts of events; beyond it, ENOBUFS is reported */
+	if (sockopt_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, EVENT_RCVBUF) < 0)
+		(void)sockopt_int(fd, SOL_SOCKET, SO_RCVBUF, EVENT_RCVBUF);
+	/* Joined before the family is resolved: a removal after that is
+	 * announced to us. (Joining a group that no longer exists succeeds
+	 * silently: without this order, a removal between resolving and
+	 * joining would go unnoticed.) */
+	r = nl_socket_add_membership(ctx->ev, ctrl_group);
 	if (r < 0)
 		return pcierr_nle_to_errno(r);
 
@@ -474,6 +507,13 @@ _public_ int pcierr_ctx_new(struct pcierr_ctx **ret)
 	if (r < 0)
 		return pcierr_nle_to_errno(r);
 	ctx->group = (uint32_t)r;
+	r = nl_socket_add_membership(ctx->ev, (int)ctx->group);
+	if (r < 0)
+		return pcierr_nle_to_errno(r);
+
+	ee.data.fd = fd;
+	if (epoll_ctl(ctx->epoll_fd, EPOLL_CTL_ADD, fd, &ee) < 0)
+		return negative_errno();
 
 	/* replies are read by transact(): acks only where asked for */
 	nl_socket_disable_auto_ack(ctx->req);
@@ -483,27 +523,44 @@ _public_ int pcierr_ctx_new(struct pcierr_ctx **ret)
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
 		return negative_errno();
 
-	ctx->ev = nl_socket_alloc();
-	if (!ctx->ev)
-		return -ENOMEM;
-	nl_socket_disable_seq_check(ctx->ev);
-	nl_socket_disable_auto_ack(ctx->ev);
-	r = nl_connect(ctx->ev, NETLINK_GENERIC);
-	if (r < 0)
-		return pcierr_nle_to_errno(r);
-	fd = nl_socket_get_fd(ctx->ev);
-	/* a big buffer: bursts of events; beyond it, ENOBUFS is reported */
-	if (sockopt_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, EVENT_RCVBUF) < 0)
-		(void)sockopt_int(fd, SOL_SOCKET, SO_RCVBUF, EVENT_RCVBUF);
-	r = nl_socket_add_membership(ctx->ev, (int)ctx->group);
-	if (r < 0)
-		return pcierr_nle_to_errno(r);
-
-	ee.data.fd = fd;
-	if (epoll_ctl(ctx->epoll_fd, EPOLL_CTL_ADD, fd, &ee) < 0)
-		return negative_errno();
-
 	*ret = TAKE_PTR(ctx);
+	return 0;
+}
+
+_public_ int pcierr_ctx_reconnect(struct pcierr_ctx *ctx)
+{
+	int family, group, r;
+
+	if (!ctx)
+		return -EINVAL;
+	if (!ctx->req || !ctx->ev)
+		return -ENOTCONN;
+
+	family = genl_ctrl_resolve(ctx->req, PCIERR_GENL_NAME);
+	if (family == -NLE_OBJ_NOTFOUND)
+		return -EPROTONOSUPPORT;
+	if (family < 0)
+		return pcierr_nle_to_errno(family);
+	group = genl_ctrl_resolve_grp(ctx->req, PCIERR_GENL_NAME, PCIERR_MCGRP_EVENTS);
+	if (group == -NLE_OBJ_NOTFOUND)
+		return -EPROTONOSUPPORT;
+	if (group < 0)
+		return pcierr_nle_to_errno(group);
+
+	/* Join the new group first: on failure, nothing has changed. (The
+	 * kernel dropped every member of the old one with the old family;
+	 * joining again an unchanged one is a no-op.) A removal after the
+	 * resolving above is announced on the controller's group, which the
+	 * event socket never left: it flags the new instance gone. */
+	r = nl_socket_add_membership(ctx->ev, group);
+	if (r < 0)
+		return pcierr_nle_to_errno(r);
+	if ((uint32_t)group != ctx->group)
+		(void)nl_socket_drop_membership(ctx->ev, (int)ctx->group);
+
+	ctx->family = family;
+	ctx->group = (uint32_t)group;
+	ctx->family_gone = false;
 	return 0;
 }
 
@@ -541,9 +598,12 @@ int pcierr_ev_process(struct pcierr_ctx *ctx, const void *buf, size_t len)
 		struct pcierr_notification *parsed = NULL;
 		struct pcierr_queued *q;
 
-		if (nlh->nlmsg_type != ctx->family)
+		if (nlh->nlmsg_type == GENL_ID_CTRL)
+			r = pcierr_parse_ctrl(nlh, rem, &parsed);
+		else if (nlh->nlmsg_type == ctx->family)
+			r = pcierr_parse_notification(nlh, rem, &parsed);
+		else
 			continue;
-		r = pcierr_parse_notification(nlh, rem, &parsed);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
@@ -554,6 +614,18 @@ int pcierr_ev_process(struct pcierr_ctx *ctx, const void *buf, size_t len)
 		}
 		if (!parsed)
 			continue;
+		/* our instance went away (not an older one, announced late) */
+		if (parsed->type == PCIERR_NOTIFY_FAMILY_REMOVED &&
+		    parsed->family.family_id == ctx->family)
+			ctx->family_gone = true;
+		/* the instance we are connected to, announced after we joined
+		 * (the module loaded on demand by pcierr_ctx_new()): nothing
+		 * for the caller to do, not reported */
+		if (parsed->type == PCIERR_NOTIFY_FAMILY_ADDED &&
+		    parsed->family.family_id == ctx->family && !ctx->family_gone) {
+			pcierr_notification_free(parsed);
+			continue;
+		}
 		/* move it into a queue entry */
 		q = calloc(1, sizeof(*q));
 		if (!q) {
@@ -692,6 +764,9 @@ _public_ int pcierr_op_wait(struct pcierr_ctx *ctx, uint64_t op_id, int timeout_
 		q = find_op_done(ctx, op_id);
 		if (q)
 			break;
+		/* the module went away: the OP_DONE will never come */
+		if (ctx->family_gone)
+			return -ENOTCONN;
 
 		if (deadline < 0) {
 			left = -1;

@@ -86,6 +86,12 @@ static const struct spec dev_attrs[__PCIERR_DEV_A_MAX] = {
 	[PCIERR_DEV_A_PAD]		= { K_PAD },
 };
 
+/* the generic netlink controller's family messages: only what we use */
+static const struct spec ctrl_attrs[CTRL_ATTR_FAMILY_NAME + 1] = {
+	[CTRL_ATTR_FAMILY_ID]		= { K_U16 },
+	[CTRL_ATTR_FAMILY_NAME]		= { K_STR, GENL_NAMSIZ },
+};
+
 static const struct spec errmsg_attrs[NLMSGERR_ATTR_MAX + 1] = {
 	[NLMSGERR_ATTR_MSG]		= { K_STR, 0xffff },
 };
@@ -387,6 +393,45 @@ int pcierr_parse_notification(const struct nlmsghdr *nlh, size_t len,
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(n);
+	return 0;
+}
+
+int pcierr_parse_ctrl(const struct nlmsghdr *nlh, size_t len, struct pcierr_notification **ret)
+{
+	const struct nlattr *tb[ELEMENTSOF(ctrl_attrs)];
+	struct pcierr_notification *n;
+	const struct genlmsghdr *g;
+	uint16_t id;
+	int r;
+
+	*ret = NULL;
+	r = pcierr_msg_genl(nlh, len, &g);
+	if (r < 0)
+		return r;
+	if (nlh->nlmsg_type != GENL_ID_CTRL)
+		return -EBADMSG;
+	if (g->cmd != CTRL_CMD_NEWFAMILY && g->cmd != CTRL_CMD_DELFAMILY)
+		return 0;	/* groups, ops, ...: not what we follow */
+	r = genl_attrs(nlh, len, NULL, ctrl_attrs, ELEMENTSOF(ctrl_attrs), tb);
+	if (r < 0)
+		return r;
+	if (!tb[CTRL_ATTR_FAMILY_NAME])
+		return -EBADMSG;
+	if (strcmp(nla_data(tb[CTRL_ATTR_FAMILY_NAME]), PCIERR_GENL_NAME) != 0)
+		return 0;	/* another family's */
+	if (!tb[CTRL_ATTR_FAMILY_ID])
+		return -EBADMSG;
+	id = nla_get_u16((struct nlattr *)tb[CTRL_ATTR_FAMILY_ID]);
+	if (id < GENL_MIN_ID || id == GENL_ID_CTRL || id > GENL_MAX_ID)
+		return -EBADMSG;
+
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->type = g->cmd == CTRL_CMD_DELFAMILY ? PCIERR_NOTIFY_FAMILY_REMOVED
+					       : PCIERR_NOTIFY_FAMILY_ADDED;
+	n->family.family_id = id;
+	*ret = n;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #ifndef PCIERR_INTERNAL_H
 #define PCIERR_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,9 +31,12 @@ struct pcierr_queued {
 
 struct pcierr_ctx {
 	struct nl_sock *req;		/* commands and their replies */
-	struct nl_sock *ev;		/* the "events" group */
+	struct nl_sock *ev;		/* the "events" group and nlctrl's "notify" */
 	int family;
 	uint32_t group;
+	bool family_gone;		/* our instance of the family was removed:
+					 * requests and op waits fail (-ENOTCONN)
+					 * until pcierr_ctx_reconnect() */
 	int epoll_fd;			/* what pcierr_event_fd() returns */
 	int queue_fd;			/* eventfd: readable while queue non-empty */
 	struct pcierr_queued *head, *tail;
@@ -59,8 +63,10 @@ int pcierr_reply_process(struct pcierr_ctx *ctx, struct pcierr_reply_state *st,
 			 const void *buf, size_t len);
 
 /* Process one datagram from the event socket: its notifications are
- * queued (an unparseable one as an overflow of reason BAD_MESSAGE).
- * Returns 0 or -ENOMEM. */
+ * queued (an unparseable one as an overflow of reason BAD_MESSAGE); the
+ * controller's (GENL_ID_CTRL) messages about the family "pcierr" as
+ * FAMILY_REMOVED / _ADDED, a removal of ctx->family also setting
+ * ctx->family_gone. Returns 0 or -ENOMEM. */
 int pcierr_ev_process(struct pcierr_ctx *ctx, const void *buf, size_t len);
 
 /* A context without sockets, for the unit tests: requests fail with
@@ -84,6 +90,15 @@ int pcierr_nle_to_errno(int nle);
 int pcierr_parse_notification(const struct nlmsghdr *nlh, size_t len,
 			      struct pcierr_notification **ret);
 void pcierr_notification_free(struct pcierr_notification *n);
+
+/* A message of the generic netlink controller (nlmsg_type GENL_ID_CTRL,
+ * its "notify" group): CTRL_CMD_DELFAMILY / CTRL_CMD_NEWFAMILY of the
+ * family PCIERR_GENL_NAME -> a newly allocated FAMILY_REMOVED /
+ * FAMILY_ADDED notification. *ret = NULL and 0 for another command or
+ * another family's (ignored). For NEW/DELFAMILY, CTRL_ATTR_FAMILY_NAME
+ * is required (a string of at most GENL_NAMSIZ bytes), and for ours
+ * CTRL_ATTR_FAMILY_ID too (u16, a valid dynamic id). */
+int pcierr_parse_ctrl(const struct nlmsghdr *nlh, size_t len, struct pcierr_notification **ret);
 
 /* a GET_PE reply (doit or one dump part) */
 int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *ret);

@@ -6,7 +6,9 @@
  * them.
  *
  * Exit status: 0 success; 1 error (message on stderr); 2 usage; 3 timed
- * out waiting for an operation's completion.
+ * out waiting for an operation's completion; 4 the kernel module went
+ * away (listen: after printing "family_removed"; an operation's wait:
+ * its completion will never come).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +41,7 @@
 
 #define EXIT_USAGE	2
 #define EXIT_TIMEOUT	3
+#define EXIT_GONE	4
 
 #define DEFAULT_OP_TIMEOUT_S 30.0
 
@@ -54,6 +57,9 @@ static void errmsg_errno(int err, struct pcierr_ctx *ctx)
 	name = strerrorname_np(err);
 	if (err == EPROTONOSUPPORT)
 		fprintf(stderr, "%s: %s: kernel module pcierr_shim not loaded (errno %s)\n",
+			PROG, cmd_name, name ? name : "?");
+	else if (err == ENOTCONN)
+		fprintf(stderr, "%s: %s: kernel module pcierr_shim went away (errno %s)\n",
 			PROG, cmd_name, name ? name : "?");
 	else
 		fprintf(stderr, "%s: %s: %s (errno %s)\n", PROG, cmd_name, strerror(err),
@@ -199,6 +205,15 @@ static void print_notification(const struct pcierr_notification *n)
 		       n->overflow.next_seq,
 		       n->overflow.reason == PCIERR_OVERFLOW_SOCKET ? " reason=socket" :
 		       n->overflow.reason == PCIERR_OVERFLOW_BAD_MESSAGE ? " reason=bad_message" : "");
+		break;
+	case PCIERR_NOTIFY_FAMILY_REMOVED:
+		printf("family_removed family_id=%d\n", n->family.family_id);
+		break;
+	case PCIERR_NOTIFY_FAMILY_ADDED:
+		printf("family_added family_id=%d\n", n->family.family_id);
+		break;
+	default:
+		printf("unknown type=%d\n", (int)n->type);
 		break;
 	}
 	fflush(stdout);
@@ -353,6 +368,7 @@ static int64_t now_ms(void)
 struct listen_state {
 	uint64_t left;		/* notifications still to print; 0: no limit */
 	bool limited;
+	bool gone;		/* FAMILY_REMOVED seen */
 };
 
 static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notification *n,
@@ -361,6 +377,14 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 	struct listen_state *st = userdata;
 
 	print_notification(n);
+	/* nothing more will come: stop (not counted by --count, as
+	 * family_added, which does not stop) */
+	if (n->type == PCIERR_NOTIFY_FAMILY_REMOVED) {
+		st->gone = true;
+		return -ECANCELED;
+	}
+	if (n->type == PCIERR_NOTIFY_FAMILY_ADDED)
+		return 0;
 	if (st->limited && --st->left == 0)
 		return -ECANCELED;	/* stop: the rest stays queued */
 	return 0;
@@ -440,7 +464,8 @@ static int cmd_listen(int argc, char **argv)
 		r = pcierr_event_read(ctx, on_notification, &st);
 		if (r == -ECANCELED) {
 			pcierr_ctx_free(ctx);
-			return EXIT_SUCCESS;
+			/* the family_removed line says why */
+			return st.gone ? EXIT_GONE : EXIT_SUCCESS;
 		}
 		if (r < 0) {
 			r = fail(r, ctx);
@@ -560,6 +585,11 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 		fprintf(stderr, "%s: %s: timed out waiting for op_id=%" PRIu64 "\n",
 			PROG, cmd_name, op_id);
 		return EXIT_TIMEOUT;
+	}
+	if (r == -ENOTCONN) {
+		fprintf(stderr, "%s: %s: kernel module pcierr_shim went away while waiting for "
+			"op_id=%" PRIu64 "\n", PROG, cmd_name, op_id);
+		return EXIT_GONE;
 	}
 	if (r < 0)
 		return fail(r, NULL);
@@ -914,7 +944,8 @@ static const struct {
 	{ "pe",        cmd_pe,        "ADDR: the PE of that address (a PE's or a device's)" },
 	{ "stats",     cmd_stats,     "the module's counters, name=value" },
 	{ "inject",    cmd_inject,    "DEV [--state frozen|perm_failure] [--unavail MS]: a software detection" },
-	{ "listen",    cmd_listen,    "[--count N] [--timeout SEC] [--ready-file PATH]: print notifications" },
+	{ "listen",    cmd_listen,    "[--count N] [--timeout SEC] [--ready-file PATH]: print notifications;\n"
+	  "             ends (status 4) after 'family_removed family_id=ID' when the module goes away" },
 	{ "report",    cmd_report,    "PE STEP [--state S] [--no-wait] [--timeout SEC]: call a recovery callback" },
 	{ "enable-io", cmd_enable_io, "PE [--no-wait] [--timeout SEC]: MMIO on, DMA off" },
 	{ "reset",     cmd_reset,     "PE [--fundamental] [--no-wait] [--timeout SEC]: reset, restore config" },
@@ -933,7 +964,9 @@ static void print_usage(FILE *f)
 	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", PROG);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage, 3 timed out waiting for an operation.\n");
+	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage, 3 timed out waiting for an operation,\n"
+		"4 the kernel module went away (listen: after 'family_removed'; an operation's\n"
+		"wait: its completion will never come).\n");
 }
 
 static int cmd_help(int argc, char **argv)

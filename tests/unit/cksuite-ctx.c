@@ -2,15 +2,21 @@
 /*
  * The context: connecting without the module, errno translation, the
  * notification queue (nothing lost around pcierr_op_wait(), the event fd
- * readable exactly while something is pending), argument checks.
+ * readable exactly while something is pending), the family going away
+ * and coming back, argument checks.
  */
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 
+#include <linux/genetlink.h>
 #include <netlink/errno.h>
 
 #include "cksuite.h"
+
+/* in cksuite-notify.c: a controller's message about a family */
+struct nl_msg *ck_build_ctrl(uint8_t cmd, const char *name, uint16_t id);
 
 /* The module is not loaded on the build host (it has no modules at
  * all): pcierr_ctx_new() says so clearly. If a module is there after
@@ -118,7 +124,9 @@ static int record(struct pcierr_ctx *ctx, const struct pcierr_notification *n, v
 	ck_assert_int_lt(s->n, 16);
 	s->type[s->n] = n->type;
 	s->id[s->n] = n->type == PCIERR_NOTIFY_EVENT ? n->event.seq :
-		      n->type == PCIERR_NOTIFY_OP_DONE ? n->op_done.op_id : n->overflow.dropped;
+		      n->type == PCIERR_NOTIFY_OP_DONE ? n->op_done.op_id :
+		      n->type == PCIERR_NOTIFY_OVERFLOW ? n->overflow.dropped :
+		      (uint64_t)n->family.family_id;
 	s->n++;
 	if (s->stop_after && s->n == s->stop_after)
 		return -ECANCELED;
@@ -305,6 +313,163 @@ START_TEST(test_queue_many)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* The family going away and coming back                               */
+/* ------------------------------------------------------------------ */
+
+/* The controller's messages among the family's: ours become
+ * FAMILY_REMOVED / _ADDED, in order; the rest is ignored, not lost. */
+START_TEST(test_family_queue)
+{
+	struct pcierr_ctx *ctx = detached();
+	struct seen s = {};
+	struct dgram d = {};
+
+	dg_add(&d, ck_build_event(1));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_DELFAMILY, "nl80211", CK_FAMILY + 3));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_DELMCAST_GRP, "pcierr", CK_FAMILY));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_DELFAMILY, "pcierr", CK_FAMILY));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_NEWFAMILY, "wireguard", CK_FAMILY + 4));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_NEWFAMILY, "pcierr", CK_FAMILY + 1));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_NEWMCAST_GRP, "pcierr", CK_FAMILY + 1));
+	/* an event of the new instance: not ours until a reconnect */
+	{
+		struct nl_msg *m = ck_build_event(1);
+
+		nlmsg_hdr(m)->nlmsg_type = CK_FAMILY + 1;
+		dg_add(&d, m);
+	}
+	ck_assert_int_eq(pcierr_ev_process(ctx, d.buf, d.len), 0);
+	ck_assert_uint_eq(pcierr_event_pending(ctx), 3);
+	ck_assert(readable(ctx));
+	ck_assert_int_eq(pcierr_event_read(ctx, record, &s), 3);
+	ck_assert_int_eq(s.type[0], PCIERR_NOTIFY_EVENT);
+	ck_assert_uint_eq(s.id[0], 1);
+	ck_assert_int_eq(s.type[1], PCIERR_NOTIFY_FAMILY_REMOVED);
+	ck_assert_uint_eq(s.id[1], CK_FAMILY);
+	ck_assert_int_eq(s.type[2], PCIERR_NOTIFY_FAMILY_ADDED);
+	ck_assert_uint_eq(s.id[2], CK_FAMILY + 1);
+	ck_assert(!readable(ctx));
+	/* the context stays with its instance until reconnected */
+	ck_assert_int_eq(pcierr_family_id(ctx), CK_FAMILY);
+	pcierr_ctx_free(ctx);
+}
+END_TEST
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waiting for an operation ends when the family goes away: its OP_DONE
+ * would never come. One that completed before is still found. */
+START_TEST(test_family_op_wait)
+{
+	struct pcierr_ctx *ctx = detached();
+	struct pcierr_op_done done;
+	struct seen s = {};
+	struct dgram d = {};
+	int64_t t0;
+
+	dg_add(&d, ck_build_op_done(6, PCIERR_CMD_RESET));
+	dg_add(&d, ck_build_event(1));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_DELFAMILY, "pcierr", CK_FAMILY));
+	ck_assert_int_eq(pcierr_ev_process(ctx, d.buf, d.len), 0);
+
+	t0 = mono_ms();
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, 10000, &done), -ENOTCONN);
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, -1, &done), -ENOTCONN);
+	ck_assert_int_lt(mono_ms() - t0, 5000);
+	ck_assert_int_eq(pcierr_op_wait(ctx, 6, 10000, &done), 0);
+	ck_assert_uint_eq(done.op_id, 6);
+	pcierr_op_done_clear(&done);
+
+	/* the rest stays queued, the removal included */
+	ck_assert_int_eq(pcierr_event_read(ctx, record, &s), 2);
+	ck_assert_int_eq(s.type[0], PCIERR_NOTIFY_EVENT);
+	ck_assert_int_eq(s.type[1], PCIERR_NOTIFY_FAMILY_REMOVED);
+	/* and waiting still fails, delivered or not */
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, -1, &done), -ENOTCONN);
+	/* a detached context cannot reconnect */
+	ck_assert_int_eq(pcierr_ctx_reconnect(ctx), -ENOTCONN);
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, 0, &done), -ENOTCONN);
+	pcierr_ctx_free(ctx);
+}
+END_TEST
+
+/* The removal of another instance than the context's (an older one,
+ * announced late) is reported but does not cut the context off; the
+ * addition of the very instance it is connected to (the module loaded
+ * on demand while connecting) is not reported. */
+START_TEST(test_family_other_instance)
+{
+	struct pcierr_ctx *ctx = detached();
+	struct pcierr_op_done done;
+	struct seen s = {};
+	struct dgram d = {};
+
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_NEWFAMILY, "pcierr", CK_FAMILY));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_DELFAMILY, "pcierr", CK_FAMILY - 1));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_NEWFAMILY, "pcierr", CK_FAMILY + 1));
+	ck_assert_int_eq(pcierr_ev_process(ctx, d.buf, d.len), 0);
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, 20, &done), -ETIMEDOUT);
+	ck_assert_int_eq(pcierr_event_read(ctx, record, &s), 2);
+	ck_assert_int_eq(s.type[0], PCIERR_NOTIFY_FAMILY_REMOVED);
+	ck_assert_uint_eq(s.id[0], CK_FAMILY - 1);
+	ck_assert_int_eq(s.type[1], PCIERR_NOTIFY_FAMILY_ADDED);
+	ck_assert_uint_eq(s.id[1], CK_FAMILY + 1);
+	pcierr_ctx_free(ctx);
+}
+END_TEST
+
+/* Removed and added again under the same id (the kernel may reuse it):
+ * both reported, the context stays cut off until reconnected. */
+START_TEST(test_family_same_id)
+{
+	struct pcierr_ctx *ctx = detached();
+	struct pcierr_op_done done;
+	struct seen s = {};
+	struct dgram d = {};
+
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_DELFAMILY, "pcierr", CK_FAMILY));
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_NEWFAMILY, "pcierr", CK_FAMILY));
+	ck_assert_int_eq(pcierr_ev_process(ctx, d.buf, d.len), 0);
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, 10000, &done), -ENOTCONN);
+	ck_assert_int_eq(pcierr_event_read(ctx, record, &s), 2);
+	ck_assert_int_eq(s.type[0], PCIERR_NOTIFY_FAMILY_REMOVED);
+	ck_assert_uint_eq(s.id[0], CK_FAMILY);
+	ck_assert_int_eq(s.type[1], PCIERR_NOTIFY_FAMILY_ADDED);
+	ck_assert_uint_eq(s.id[1], CK_FAMILY);
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, 0, &done), -ENOTCONN);
+	pcierr_ctx_free(ctx);
+}
+END_TEST
+
+/* A malformed controller message about a family may have been ours:
+ * reported as lost (BAD_MESSAGE), never silently dropped. */
+START_TEST(test_family_bad_message)
+{
+	static const struct ck_override no_id = OV_OMIT(0, CTRL_ATTR_FAMILY_ID);
+	struct pcierr_ctx *ctx = detached();
+	struct pcierr_op_done done;
+	struct reason r = {};
+	struct dgram d = {};
+
+	ck_ov = &no_id;
+	dg_add(&d, ck_build_ctrl(CTRL_CMD_DELFAMILY, "pcierr", CK_FAMILY));
+	ck_ov = NULL;
+	ck_assert_int_eq(pcierr_ev_process(ctx, d.buf, d.len), 0);
+	/* (not known to be ours: no cut-off) */
+	ck_assert_int_eq(pcierr_op_wait(ctx, 7, 0, &done), -ETIMEDOUT);
+	ck_assert_int_eq(pcierr_event_read(ctx, get_reason, &r), 1);
+	ck_assert_int_eq(r.reason, PCIERR_OVERFLOW_BAD_MESSAGE);
+	pcierr_ctx_free(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 
 /* A detached context has no request socket: a request that gets past
  * the argument checks fails with -ENOTCONN; bad arguments fail first. */
@@ -409,6 +574,8 @@ START_TEST(test_null_args)
 	ck_assert_ptr_null(pcierr_last_error_message(ctx));
 	ck_assert_ptr_null(pcierr_last_error_message(NULL));
 	ck_assert_int_eq(pcierr_event_fd(NULL), -EINVAL);
+	ck_assert_int_eq(pcierr_ctx_reconnect(NULL), -EINVAL);
+	ck_assert_int_eq(pcierr_ctx_reconnect(ctx), -ENOTCONN);
 	pcierr_pe_list_clear(&list);
 	pcierr_pe_list_clear(NULL);
 	pcierr_ctx_free(ctx);
@@ -433,6 +600,14 @@ Suite *suite_ctx(void)
 	tcase_add_test(tc, test_queue_bad_message);
 	tcase_add_test(tc, test_queue_truncated_datagram);
 	tcase_add_test(tc, test_queue_many);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("family");
+	tcase_add_test(tc, test_family_queue);
+	tcase_add_test(tc, test_family_op_wait);
+	tcase_add_test(tc, test_family_other_instance);
+	tcase_add_test(tc, test_family_same_id);
+	tcase_add_test(tc, test_family_bad_message);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("arguments");

@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Parsing the multicast notifications: EVENT, OP_DONE, OVERFLOW, built
- * as the kernel builds them; and every kind of malformed one.
+ * as the kernel builds them; and every kind of malformed one. Also the
+ * generic netlink controller's family messages (NEWFAMILY, DELFAMILY,
+ * ...), of "pcierr" and of other families.
  */
 #include <errno.h>
 #include <string.h>
 
+#include <linux/genetlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+
 #include "cksuite.h"
+
+/* also used by cksuite-ctx.c */
+struct nl_msg *ck_build_ctrl(uint8_t cmd, const char *name, uint16_t id);
 
 static void free_msg(struct nl_msg **m)
 {
@@ -297,6 +306,213 @@ START_TEST(test_bad_headers)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The controller's messages                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A message of the generic netlink controller, on its "notify" group, as
+ * the kernel's ctrl_fill_info() builds it for NEWFAMILY / DELFAMILY (and
+ * much the same for the others): name, id, version, header size, max
+ * attribute, then the ops and the multicast groups. ck_ov applies to
+ * the top level (scope 0).
+ */
+struct nl_msg *ck_build_ctrl(uint8_t cmd, const char *name, uint16_t id)
+{
+	struct nl_msg *m = nlmsg_alloc_size(16 * 1024);
+	struct nlattr *list, *e;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(genlmsg_put(m, 0, 0, GENL_ID_CTRL, 0, 0, cmd, 2));
+	ck_put_str(m, 0, CTRL_ATTR_FAMILY_NAME, name);
+	ck_put_u16(m, 0, CTRL_ATTR_FAMILY_ID, id);
+	ck_put_u32(m, 0, CTRL_ATTR_VERSION, 1);
+	ck_put_u32(m, 0, CTRL_ATTR_HDRSIZE, 0);
+	ck_put_u32(m, 0, CTRL_ATTR_MAXATTR, 30);
+
+	list = nla_nest_start(m, CTRL_ATTR_OPS);
+	ck_assert_ptr_nonnull(list);
+	for (int i = 1; i <= 3; i++) {
+		e = nla_nest_start(m, i);
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(nla_put_u32(m, CTRL_ATTR_OP_ID, (uint32_t)i), 0);
+		ck_assert_int_eq(nla_put_u32(m, CTRL_ATTR_OP_FLAGS, GENL_CMD_CAP_DO), 0);
+		nla_nest_end(m, e);
+	}
+	nla_nest_end(m, list);
+
+	list = nla_nest_start(m, CTRL_ATTR_MCAST_GROUPS);
+	ck_assert_ptr_nonnull(list);
+	e = nla_nest_start(m, 1);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(nla_put_u32(m, CTRL_ATTR_MCAST_GRP_ID, 5), 0);
+	ck_assert_int_eq(nla_put_string(m, CTRL_ATTR_MCAST_GRP_NAME, "events"), 0);
+	nla_nest_end(m, e);
+	nla_nest_end(m, list);
+	ck_end_scope(m, 0);
+	return m;
+}
+
+#define NO_OV { .kind = CK_NONE }
+
+static const struct {
+	const char *name;
+	uint8_t cmd;
+	const char *family;
+	uint16_t id;
+	struct ck_override ov;
+	int expected;			/* 0 or -EBADMSG */
+	enum pcierr_notify_type type;	/* 0: ignored (*ret NULL) */
+} ctrl_cases[] = {
+	/* ours */
+	{ "del_pcierr", CTRL_CMD_DELFAMILY, "pcierr", 0x1c, NO_OV, 0, PCIERR_NOTIFY_FAMILY_REMOVED },
+	{ "new_pcierr", CTRL_CMD_NEWFAMILY, "pcierr", 0x1d, NO_OV, 0, PCIERR_NOTIFY_FAMILY_ADDED },
+	{ "new_pcierr_first_id", CTRL_CMD_NEWFAMILY, "pcierr", GENL_ID_CTRL + 1, NO_OV, 0,
+	  PCIERR_NOTIFY_FAMILY_ADDED },
+	{ "del_pcierr_max_id", CTRL_CMD_DELFAMILY, "pcierr", GENL_MAX_ID, NO_OV, 0,
+	  PCIERR_NOTIFY_FAMILY_REMOVED },
+	/* ours, but not a family coming or going: ignored */
+	{ "newgrp_pcierr", CTRL_CMD_NEWMCAST_GRP, "pcierr", 0x1c, NO_OV, 0, 0 },
+	{ "delgrp_pcierr", CTRL_CMD_DELMCAST_GRP, "pcierr", 0x1c, NO_OV, 0, 0 },
+	{ "getfamily_pcierr", CTRL_CMD_GETFAMILY, "pcierr", 0x1c, NO_OV, 0, 0 },
+	{ "newops_pcierr", CTRL_CMD_NEWOPS, "pcierr", 0x1c, NO_OV, 0, 0 },
+	{ "unspec_pcierr", CTRL_CMD_UNSPEC, "pcierr", 0x1c, NO_OV, 0, 0 },
+	{ "future_cmd_pcierr", 99, "pcierr", 0x1c, NO_OV, 0, 0 },
+	{ "delgrp_junk", CTRL_CMD_DELMCAST_GRP, "pcierr", 0x1c, OV_JUNK(0, 3), 0, 0 },
+	/* other families: ignored */
+	{ "del_other", CTRL_CMD_DELFAMILY, "nl80211", 0x1c, NO_OV, 0, 0 },
+	{ "new_other", CTRL_CMD_NEWFAMILY, "wireguard", 0x22, NO_OV, 0, 0 },
+	{ "del_prefix", CTRL_CMD_DELFAMILY, "pcierr2", 0x1c, NO_OV, 0, 0 },
+	{ "del_shorter", CTRL_CMD_DELFAMILY, "pcier", 0x1c, NO_OV, 0, 0 },
+	{ "del_upper", CTRL_CMD_DELFAMILY, "PCIERR", 0x1c, NO_OV, 0, 0 },
+	{ "del_empty_name", CTRL_CMD_DELFAMILY, "", 0x1c, NO_OV, 0, 0 },
+	{ "del_longest_name", CTRL_CMD_DELFAMILY, "pcierr_01234567", 0x1c, NO_OV, 0, 0 },
+	{ "del_other_no_id", CTRL_CMD_DELFAMILY, "nl80211", 0x1c,
+	  OV_OMIT(0, CTRL_ATTR_FAMILY_ID), 0, 0 },
+	{ "new_other_id_0", CTRL_CMD_NEWFAMILY, "nl80211", 0, NO_OV, 0, 0 },
+	/* malformed */
+	{ "del_no_name", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_OMIT(0, CTRL_ATTR_FAMILY_NAME), -EBADMSG, 0 },
+	{ "del_pcierr_no_id", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_OMIT(0, CTRL_ATTR_FAMILY_ID), -EBADMSG, 0 },
+	{ "new_pcierr_no_id", CTRL_CMD_NEWFAMILY, "pcierr", 0x1c,
+	  OV_OMIT(0, CTRL_ATTR_FAMILY_ID), -EBADMSG, 0 },
+	{ "del_pcierr_id_0", CTRL_CMD_DELFAMILY, "pcierr", 0, NO_OV, -EBADMSG, 0 },
+	{ "del_pcierr_id_15", CTRL_CMD_DELFAMILY, "pcierr", GENL_MIN_ID - 1, NO_OV, -EBADMSG, 0 },
+	{ "del_pcierr_id_ctrl", CTRL_CMD_DELFAMILY, "pcierr", GENL_ID_CTRL, NO_OV, -EBADMSG, 0 },
+	{ "new_pcierr_id_1024", CTRL_CMD_NEWFAMILY, "pcierr", GENL_MAX_ID + 1, NO_OV, -EBADMSG, 0 },
+	{ "del_id_u32", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_NUM(0, CTRL_ATTR_FAMILY_ID, CK_U32, 0x1c), -EBADMSG, 0 },
+	{ "del_id_u64", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_NUM(0, CTRL_ATTR_FAMILY_ID, CK_U64, 0x1c), -EBADMSG, 0 },
+	{ "del_other_id_u32", CTRL_CMD_DELFAMILY, "nl80211", 0x1c,
+	  OV_NUM(0, CTRL_ATTR_FAMILY_ID, CK_U32, 0x1c), -EBADMSG, 0 },
+	{ "del_name_u32", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_NUM(0, CTRL_ATTR_FAMILY_NAME, CK_U32, 0x30303030), -EBADMSG, 0 },
+	{ "del_name_empty_attr", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_RAW(0, CTRL_ATTR_FAMILY_NAME, "", 0), -EBADMSG, 0 },
+	{ "del_name_unterminated", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_RAW(0, CTRL_ATTR_FAMILY_NAME, "pcierr", 6), -EBADMSG, 0 },
+	{ "del_name_inner_nul", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_RAW(0, CTRL_ATTR_FAMILY_NAME, "pcierr\0x", 9), -EBADMSG, 0 },
+	{ "del_name_oversize", CTRL_CMD_DELFAMILY, "pcierr", 0x1c,
+	  OV_STR(0, CTRL_ATTR_FAMILY_NAME, "pcierr_0123456789"), -EBADMSG, 0 },
+	{ "del_junk_3", CTRL_CMD_DELFAMILY, "pcierr", 0x1c, OV_JUNK(0, 3), -EBADMSG, 0 },
+	{ "new_junk_8", CTRL_CMD_NEWFAMILY, "pcierr", 0x1c, OV_JUNK(0, 8), -EBADMSG, 0 },
+	{ "del_other_junk", CTRL_CMD_DELFAMILY, "nl80211", 0x1c, OV_JUNK(0, 5), -EBADMSG, 0 },
+};
+
+START_TEST(test_ctrl)
+{
+	struct pcierr_notification *n = (void *)1;
+	struct nlmsghdr *nlh;
+	struct nl_msg *m;
+	int r;
+
+	ck_ov = ctrl_cases[_i].ov.kind == CK_NONE ? NULL : &ctrl_cases[_i].ov;
+	m = ck_build_ctrl(ctrl_cases[_i].cmd, ctrl_cases[_i].family, ctrl_cases[_i].id);
+	ck_ov = NULL;
+	nlh = nlmsg_hdr(m);
+	r = pcierr_parse_ctrl(nlh, nlh->nlmsg_len, &n);
+	ck_assert_msg(r == ctrl_cases[_i].expected, "%s: got %d", ctrl_cases[_i].name, r);
+	if (ctrl_cases[_i].type == 0) {
+		ck_assert_msg(n == NULL, "%s: not ignored", ctrl_cases[_i].name);
+	} else {
+		ck_assert_ptr_nonnull(n);
+		ck_assert_int_eq(n->type, ctrl_cases[_i].type);
+		ck_assert_int_eq(n->family.family_id, ctrl_cases[_i].id);
+		pcierr_notification_free(n);
+	}
+	free_msg(&m);
+}
+END_TEST
+
+/* cut short anywhere: fails cleanly, never reads beyond */
+START_TEST(test_ctrl_truncated)
+{
+	struct nl_msg *m = ck_build_ctrl(_i ? CTRL_CMD_NEWFAMILY : CTRL_CMD_DELFAMILY, "pcierr", 0x1c);
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
+	uint32_t full = nlh->nlmsg_len;
+
+	for (uint32_t len = 0; len < full; len++) {
+		struct pcierr_notification *n = (void *)1;
+		void *copy = malloc(len ? len : 1);
+		int r;
+
+		memcpy(copy, nlh, len);
+		r = pcierr_parse_ctrl(copy, len, &n);
+		ck_assert_msg(r == -EBADMSG, "len %u: got %d", len, r);
+		ck_assert_ptr_null(n);
+
+		/* nlmsg_len shortened too: an attribute cut off. Only a cut
+		 * in the id's padding (name: 12 bytes, id: 6 + 2) leaves a
+		 * whole message: what we need, and nothing else (the rest
+		 * is optional). */
+		if (len >= NLMSG_HDRLEN + GENL_HDRLEN + 1 && len % 4 != 0) {
+			uint32_t id_end = NLMSG_HDRLEN + GENL_HDRLEN + 12 + 6;
+
+			((struct nlmsghdr *)copy)->nlmsg_len = len;
+			r = pcierr_parse_ctrl(copy, len, &n);
+			if (len >= id_end && len < id_end + 2) {
+				ck_assert_msg(r == 0, "nlmsg_len %u: got %d", len, r);
+				ck_assert_ptr_nonnull(n);
+				ck_assert_int_eq(n->family.family_id, 0x1c);
+				pcierr_notification_free(n);
+			} else {
+				ck_assert_msg(r == -EBADMSG, "nlmsg_len %u: got %d", len, r);
+			}
+		}
+		free(copy);
+	}
+	free_msg(&m);
+}
+END_TEST
+
+START_TEST(test_ctrl_bad_headers)
+{
+	struct nl_msg *m = ck_build_ctrl(CTRL_CMD_DELFAMILY, "pcierr", 0x1c);
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
+	struct pcierr_notification *n = (void *)1;
+	uint32_t full = nlh->nlmsg_len;
+
+	/* another family's message is no controller's */
+	nlh->nlmsg_type = CK_FAMILY;
+	ck_assert_int_eq(pcierr_parse_ctrl(nlh, full, &n), -EBADMSG);
+	ck_assert_ptr_null(n);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	ck_assert_int_eq(pcierr_parse_ctrl(nlh, full - 1, &n), -EBADMSG);
+	nlh->nlmsg_len = NLMSG_HDRLEN + 2;
+	ck_assert_int_eq(pcierr_parse_ctrl(nlh, full, &n), -EBADMSG);
+	ck_assert_int_eq(pcierr_parse_ctrl(NULL, 0, &n), -EBADMSG);
+	ck_assert_ptr_null(n);
+	nlh->nlmsg_len = full;
+	ck_assert_int_eq(pcierr_parse_ctrl(nlh, full, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
 Suite *suite_notify(void)
 {
 	Suite *s = suite_create("notify");
@@ -315,6 +531,12 @@ Suite *suite_notify(void)
 	tcase_add_loop_test(tc, test_malformed, 0, ARRAY_SIZE(bad));
 	tcase_add_loop_test(tc, test_truncated, W_EVENT, W_OVERFLOW + 1);
 	tcase_add_test(tc, test_bad_headers);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ctrl");
+	tcase_add_loop_test(tc, test_ctrl, 0, ARRAY_SIZE(ctrl_cases));
+	tcase_add_loop_test(tc, test_ctrl_truncated, 0, 2);
+	tcase_add_test(tc, test_ctrl_bad_headers);
 	suite_add_tcase(s, tc);
 	return s;
 }

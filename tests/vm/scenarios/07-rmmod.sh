@@ -5,8 +5,9 @@
 # Scenario 7: unload the shim while a listener is connected and an
 # operation is in flight (a 3 s error_detected), then load it again.
 # rmmod completes (it may wait for the operation), the listener does not
-# hang, the family comes back with sequence numbers from 1, and the kernel
-# log stays clean (checked by the runner).
+# hang (it ends on "family_removed", status 4), the family comes back
+# with sequence numbers from 1, and the kernel log stays clean (checked
+# by the runner).
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 A=$TESTDEV_A
@@ -34,17 +35,23 @@ t1=$(now_ns)
 ok "rmmod took $(ms_between "$t0" "$t1") ms"
 grep -q '^pcierr_shim ' /proc/modules && fail "pcierr_shim is still loaded"
 
-# the listener must not hang: its family is gone
+# the listener must not hang: it learns from the generic netlink
+# controller that its family is gone, says so on its last line and exits
+# with status 4
 if wait_until 10 gone "$LPID"; then
 	wait "$LPID"
 	rc=$?
-	ok "the listener exited (status $rc) after the unload"
 else
 	kill "$LPID" 2>/dev/null
 	sed 's/^/  | /' "$TMP/events"
 	fail "the listener still runs 10 s after the unload"
 fi
 sed 's/^/  | /' "$TMP/events"
+[ "$rc" = 4 ] || fail "the listener exited $rc after the unload, not 4 (family removed)"
+expect "family_removed lines" "$(grep -c '^family_removed ' "$TMP/events")" 1
+tail -n 1 "$TMP/events" | grep -Eq '^family_removed family_id=[0-9]+$' ||
+	fail "the listener's last line is not 'family_removed family_id=ID'"
+ok "the listener exited (status 4) on family_removed after the unload"
 
 # the callback in flight ran to its end (now or before the unload)
 wait_until 10 grep -q '^-$' "$SYS/$A/running" || fail "A's callback still running"

@@ -16,6 +16,8 @@
  *     refused, -ENODEV for an address that names no device or PE, -EBUSY
  *     when an operation on the PE is already in flight, ...). The kernel's
  *     extended ack text, if any, is kept: pcierr_last_error_message().
+ *   - -ENOTCONN means that the kernel module went away under the context
+ *     (see PCIERR_NOTIFY_FAMILY_REMOVED and pcierr_ctx_reconnect()).
  *   - A message from the kernel that the library cannot parse (truncated,
  *     a missing attribute, a wrong attribute length, an out-of-range enum
  *     value, an over-long string) is -EBADMSG. -EINVAL always means that
@@ -60,9 +62,11 @@ struct pcierr_ctx;
  * @ret: where the new context is stored (unchanged on failure).
  *
  * Opens a request socket (commands and their replies) and a separate
- * event socket subscribed to the "events" multicast group. Events sent
- * after this returns are not lost (up to the socket's buffer: see
- * struct pcierr_overflow).
+ * event socket subscribed to the "events" multicast group and to the
+ * generic netlink controller's "notify" group (family "nlctrl"), which
+ * tells when the family "pcierr" goes away or comes back: see
+ * PCIERR_NOTIFY_FAMILY_REMOVED. Events sent after this returns are not
+ * lost (up to the socket's buffer: see struct pcierr_overflow).
  *
  * Return: 0, or a negative errno: -EPROTONOSUPPORT when the generic
  * netlink family "pcierr" (or its "events" group) does not exist, i.e.
@@ -80,6 +84,35 @@ int pcierr_ctx_new(struct pcierr_ctx **ret);
 void pcierr_ctx_free(struct pcierr_ctx *ctx);
 
 /**
+ * pcierr_ctx_reconnect() - follow the family "pcierr" to its new instance.
+ * @ctx: the context.
+ *
+ * After PCIERR_NOTIFY_FAMILY_ADDED (pcierr_shim loaded again), the family
+ * and its "events" group have new ids: this resolves both again, joins
+ * the new group on the event socket (and leaves the old one) and makes
+ * requests work again. Everything else is kept: notifications still
+ * queued, pcierr_event_fd() (no need to re-register it with a main
+ * loop). Calling it while the family is there and unchanged is harmless.
+ *
+ * Events the new instance sent before the join are lost, and its
+ * sequence numbers start again at 1: resynchronise (pcierr_pe_dump())
+ * and forget the last seq seen. Operations started before the removal
+ * never complete (their OP_DONE is lost with the old instance).
+ *
+ * A FAMILY_REMOVED / FAMILY_ADDED pair still to be read on the event
+ * socket (the module went away and came back once more) simply asks for
+ * another reconnect when delivered; a removal of an instance other than
+ * the one the context is connected to does not disturb it. Creating a
+ * new context (pcierr_ctx_new()) instead is equally valid.
+ *
+ * Return: 0; -EPROTONOSUPPORT if the family (or its group) does not
+ * exist at the moment (it went away again: wait for the next
+ * FAMILY_ADDED); -ENOTCONN for a context without sockets; or another
+ * negative errno. On failure the context is as before.
+ */
+int pcierr_ctx_reconnect(struct pcierr_ctx *ctx);
+
+/**
  * pcierr_last_error_message() - the kernel's message for the last error.
  * @ctx: the context.
  *
@@ -93,7 +126,8 @@ const char *pcierr_last_error_message(struct pcierr_ctx *ctx);
  * pcierr_family_id() - the resolved generic netlink family id.
  * @ctx: the context.
  *
- * Return: the id (> 0).
+ * Return: the id (> 0) of the instance the context is connected to (it
+ * changes with pcierr_ctx_reconnect()).
  */
 int pcierr_family_id(struct pcierr_ctx *ctx);
 
@@ -148,10 +182,35 @@ struct pcierr_overflow {
 	enum pcierr_overflow_reason reason;
 };
 
+/*
+ * PCIERR_NOTIFY_FAMILY_REMOVED / _ADDED: the generic netlink family
+ * "pcierr" was unregistered (pcierr_shim unloaded) / registered again
+ * (loaded), as the kernel's generic netlink controller announces it.
+ *
+ * After FAMILY_REMOVED the kernel side is gone: no more notifications
+ * come, operations in flight never complete (pcierr_op_wait() returns
+ * -ENOTCONN), and every request of this context fails with -ENOTCONN
+ * (until then, a request may also fail with the kernel's -ENOENT, for
+ * a family it no longer knows). A caller reports "kernel disconnected"
+ * and waits for FAMILY_ADDED.
+ *
+ * After FAMILY_ADDED, the family and its group ids are new: call
+ * pcierr_ctx_reconnect() (or free the context and create a new one),
+ * then resynchronise with pcierr_pe_dump(); sequence numbers start again
+ * at 1. (A FAMILY_ADDED of the very instance the context is connected
+ * to, as when pcierr_ctx_new() loaded the module on demand, is not
+ * reported.)
+ */
+struct pcierr_family_change {
+	int family_id;			/* the id of the instance that went or came */
+};
+
 enum pcierr_notify_type {
 	PCIERR_NOTIFY_EVENT = 1,
 	PCIERR_NOTIFY_OP_DONE,
 	PCIERR_NOTIFY_OVERFLOW,
+	PCIERR_NOTIFY_FAMILY_REMOVED,	/* .family */
+	PCIERR_NOTIFY_FAMILY_ADDED,	/* .family */
 };
 
 struct pcierr_notification {
@@ -160,6 +219,7 @@ struct pcierr_notification {
 		struct pcierr_event event;
 		struct pcierr_op_done op_done;
 		struct pcierr_overflow overflow;
+		struct pcierr_family_change family;	/* FAMILY_REMOVED, _ADDED */
 	};
 };
 
@@ -199,6 +259,10 @@ int pcierr_event_fd(struct pcierr_ctx *ctx);
  * waiting on the event socket. Lost notifications are reported, never
  * silently: a kernel OVERFLOW, an overrun of the socket's receive buffer
  * and an unparseable notification each arrive as PCIERR_NOTIFY_OVERFLOW.
+ * The family "pcierr" going away or coming back arrives as
+ * PCIERR_NOTIFY_FAMILY_REMOVED / _ADDED (the controller's messages about
+ * other families are ignored). A callback should ignore types it does
+ * not know: later versions may add some.
  * Delivers at most a bounded number per call; the fd stays readable if
  * more are pending.
  *
@@ -240,7 +304,10 @@ size_t pcierr_event_pending(struct pcierr_ctx *ctx);
  * queued is found too.
  *
  * Return: 0 (whatever the operation's own result: see @ret->error),
- * -ETIMEDOUT, -EINTR on a signal, or another negative errno.
+ * -ETIMEDOUT, -EINTR on a signal, -ENOTCONN as soon as the family went
+ * away (PCIERR_NOTIFY_FAMILY_REMOVED, which stays queued for
+ * pcierr_event_read(): the OP_DONE will never come), or another
+ * negative errno.
  */
 int pcierr_op_wait(struct pcierr_ctx *ctx, uint64_t op_id, int timeout_ms,
 		   struct pcierr_op_done *ret);
