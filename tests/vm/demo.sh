@@ -28,7 +28,7 @@ step() {
 driver() { basename "$(readlink "$SYS/$1/driver" 2>/dev/null)" 2>/dev/null || echo -; }
 
 title "Topology: every PCI device, its PE, driver and recovery handlers"
-"$NL" dump | awk '{ printf "  %-14s %-8s %-14s %-20s %s\n", $1, $4, $5, $9, $10 }' |
+"$NL" dump | awk '{ printf "  %-14s %-14s %-20s %-42s %s\n", $1, $4, $8, $9, $10 }' |
 	sed 's/pe=//; s/dev=//; s/driver=//; s/handlers=//; s/state=//'
 
 title "1. A frozen e1000e NIC, recovered with its driver's own callbacks"
