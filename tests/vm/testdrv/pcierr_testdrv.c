@@ -36,6 +36,21 @@
  *   config_reset           w   any write restores the defaults (results,
  *                              delays) and clears the log
  *
+ *   storm                  w   N (1 .. 100000): report N failures of this
+ *                              device to pcierr_shim with
+ *                              pcierr_report_failure(frozen, source
+ *                              DRIVER), all from atomic context (a
+ *                              spinlock held, interrupts off)
+ *   check                  w   a 32-bit value: pcierr_check_value() on it,
+ *                              as if a read from the device returned it
+ *   check_result           r   what the last check returned (0 or 1; a
+ *                              negative errno if it failed; -61, ENODATA,
+ *                              before the first)
+ *        storm and check resolve the shim's API with symbol_get() at each
+ *        write, so that this module does not depend on pcierr_shim (which
+ *        can be unloaded and loaded again while it is bound); they fail
+ *        with ENODEV while pcierr_shim is not loaded.
+ *
  * For the driver, in /sys/bus/pci/drivers/pcierr_test/:
  *
  *   handlers               rw  which callbacks the driver has: a comma
@@ -57,10 +72,14 @@
 #include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/spinlock.h>
 #include <linux/sysfs.h>
+
+#include "pcierr.h"
 
 #define TESTDRV_LOG_MAX		2048
 #define TESTDRV_DELAY_MAX_MS	60000
+#define TESTDRV_STORM_MAX	100000
 
 enum testdrv_cb {
 	CB_ERROR_DETECTED,
@@ -113,6 +132,8 @@ struct testdrv_dev {
 	size_t log_len;
 	bool log_full;
 	char log[TESTDRV_LOG_MAX];
+	int check_result;		/* the last check's return value */
+	spinlock_t storm_lock;		/* held during a storm: atomic context */
 };
 
 static void testdrv_defaults(struct testdrv_dev *td)
@@ -423,6 +444,85 @@ static ssize_t config_reset_store(struct device *dev,
 }
 static DEVICE_ATTR_WO(config_reset);
 
+/*
+ * The shim's API, resolved at each use: no module dependency, and the shim
+ * can be unloaded whenever no storm or check is running.
+ */
+static ssize_t storm_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	typeof(&pcierr_report_failure) report;
+	unsigned long flags;
+	unsigned int n, i, failed = 0;
+	int ret, first_err = 0;
+
+	ret = kstrtouint(buf, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > TESTDRV_STORM_MAX)
+		return -ERANGE;
+	report = symbol_get(pcierr_report_failure);
+	if (!report)
+		return -ENODEV;
+
+	spin_lock_irqsave(&td->storm_lock, flags);
+	for (i = 0; i < n; i++) {
+		ret = report(td->pdev, pci_channel_io_frozen, 0,
+			     PCIERR_SOURCE_DRIVER);
+		if (ret) {
+			failed++;
+			if (!first_err)
+				first_err = ret;
+		}
+	}
+	spin_unlock_irqrestore(&td->storm_lock, flags);
+	symbol_put(pcierr_report_failure);
+
+	dev_info(dev, "storm: %u failures reported, %u refused\n", n - failed,
+		 failed);
+	return first_err ? first_err : count;
+}
+static DEVICE_ATTR_WO(storm);
+
+static ssize_t check_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	typeof(&pcierr_check_value) check;
+	u32 val;
+	int ret;
+
+	ret = kstrtou32(buf, 0, &val);
+	if (ret)
+		return ret;
+	check = symbol_get(pcierr_check_value);
+	if (!check)
+		return -ENODEV;
+	ret = check(td->pdev, val);
+	symbol_put(pcierr_check_value);
+
+	mutex_lock(&td->lock);
+	td->check_result = ret;
+	mutex_unlock(&td->lock);
+	dev_info(dev, "check(0x%08x) = %d\n", val, ret);
+	return count;
+}
+static DEVICE_ATTR_WO(check);
+
+static ssize_t check_result_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	int r;
+
+	mutex_lock(&td->lock);
+	r = td->check_result;
+	mutex_unlock(&td->lock);
+	return sysfs_emit(buf, "%d\n", r);
+}
+static DEVICE_ATTR_RO(check_result);
+
 static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_result_error_detected.attr,
 	&dev_attr_result_mmio_enabled.attr,
@@ -434,6 +534,9 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_calls.attr,
 	&dev_attr_running.attr,
 	&dev_attr_config_reset.attr,
+	&dev_attr_storm.attr,
+	&dev_attr_check.attr,
+	&dev_attr_check_result.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(testdrv_dev);
@@ -515,7 +618,9 @@ static int testdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	td->pdev = pdev;
 	mutex_init(&td->lock);
+	spin_lock_init(&td->storm_lock);
 	td->current_cb = -1;
+	td->check_result = -ENODATA;
 	testdrv_defaults(td);
 
 	ret = pci_enable_device(pdev);
