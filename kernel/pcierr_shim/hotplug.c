@@ -93,10 +93,38 @@ static int pcierr_rescan_devices(struct pcierr_pe *pe)
 	return ret;
 }
 
+/*
+ * REMOVE with PCIERR_A_DEVICE: that device alone (with whatever sits
+ * below it, if it is a bridge). The PE keeps its other devices and its
+ * state; RESCAN brings the device back. The netlink side made sure it
+ * is not the PE's head (a lone root-bus device is removed as the PE).
+ */
+static void pcierr_op_remove_one(struct pcierr_op *op)
+{
+	struct pcierr_dev *dev = op->dev;
+	struct pci_dev *pdev;
+
+	pci_lock_rescan_remove();
+	/* Gone meanwhile (removed by someone else): the op fails, ENODEV. */
+	if (READ_ONCE(dev->removed)) {
+		op->err = -ENODEV;
+	} else {
+		pdev = pci_dev_get(dev->pdev);
+		pci_stop_and_remove_bus_device(pdev);
+		pci_dev_put(pdev);
+	}
+	pci_unlock_rescan_remove();
+	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
+}
+
 void pcierr_op_remove(struct pcierr_op *op)
 {
 	struct pcierr_pe *pe = op->pe;
 
+	if (op->dev) {
+		pcierr_op_remove_one(op);
+		return;
+	}
 	pci_lock_rescan_remove();
 	pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();

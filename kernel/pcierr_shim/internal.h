@@ -93,6 +93,7 @@ struct pcierr_op {
 	u32 step;			/* REPORT */
 	u32 state;			/* REPORT ERROR_DETECTED */
 	u32 reset_type;			/* RESET */
+	struct pcierr_dev *dev;		/* REMOVE of one device; reference */
 	/* filled in by the operation */
 	struct pcierr_dev_result *res;
 	unsigned int nres;

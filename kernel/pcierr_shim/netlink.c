@@ -362,9 +362,9 @@ out:
 
 /* Queue @op on the PE named by PCIERR_A_PE; reply with its id. */
 static int pcierr_nl_submit(struct genl_info *info, struct pcierr_op *op,
-			    bool (*check)(struct pcierr_pe *pe,
-					  struct pcierr_op *op,
-					  struct genl_info *info))
+			    int (*check)(struct pcierr_pe *pe,
+					 struct pcierr_op *op,
+					 struct genl_info *info))
 {
 	struct nlattr *pe_attr = info->attrs[PCIERR_A_PE];
 	struct pcierr_pe *pe = NULL;
@@ -381,9 +381,10 @@ static int pcierr_nl_submit(struct genl_info *info, struct pcierr_op *op,
 		ret = -ENODEV;
 		goto err;
 	}
-	if (check && !check(pe, op, info)) {
-		ret = -EOPNOTSUPP;
-		goto err;
+	if (check) {
+		ret = check(pe, op, info);
+		if (ret)
+			goto err;
 	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
@@ -419,6 +420,8 @@ static int pcierr_nl_submit(struct genl_info *info, struct pcierr_op *op,
 err:
 	nlmsg_free(msg);
 	pcierr_pe_put(pe);
+	if (op)
+		pcierr_dev_put(op->dev);
 	kfree(op);
 	return ret;
 }
@@ -455,8 +458,8 @@ static int pcierr_nl_report(struct sk_buff *skb, struct genl_info *info)
 	return pcierr_nl_submit(info, op, NULL);
 }
 
-static bool pcierr_reset_check(struct pcierr_pe *pe, struct pcierr_op *op,
-			       struct genl_info *info)
+static int pcierr_reset_check(struct pcierr_pe *pe, struct pcierr_op *op,
+			      struct genl_info *info)
 {
 	u32 types;
 
@@ -464,9 +467,9 @@ static bool pcierr_reset_check(struct pcierr_pe *pe, struct pcierr_op *op,
 	types = pcierr_pe_reset_types(pe);
 	mutex_unlock(&pcierr_topo_lock);
 	if (types & BIT(op->reset_type))
-		return true;
+		return 0;
 	GENL_SET_ERR_MSG(info, "this reset type is not available on this PE");
-	return false;
+	return -EOPNOTSUPP;
 }
 
 static int pcierr_nl_reset(struct sk_buff *skb, struct genl_info *info)
@@ -494,6 +497,64 @@ static int pcierr_nl_simple_op(struct sk_buff *skb, struct genl_info *info)
 	if (!op)
 		return -ENOMEM;
 	return pcierr_nl_submit(info, op, NULL);
+}
+
+/* REMOVE with PCIERR_A_DEVICE: the device must be one of the PE's own. */
+static int pcierr_remove_check(struct pcierr_pe *pe, struct pcierr_op *op,
+			       struct genl_info *info)
+{
+	struct nlattr *dev_attr = info->attrs[PCIERR_A_DEVICE];
+	struct pcierr_dev *drop = NULL;
+	int ret = 0;
+
+	if (!op->dev)
+		return 0;
+	mutex_lock(&pcierr_topo_lock);
+	if (op->dev->pe != pe) {
+		NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
+				    "the device does not belong to this PE");
+		ret = -EINVAL;
+	} else if (op->dev->pdev == pe->head) {
+		if (pe->root_single) {
+			/* The PE's only device: remove the PE. */
+			drop = op->dev;
+			op->dev = NULL;
+		} else {
+			NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
+					    "cannot remove the bridge that heads the PE");
+			ret = -EINVAL;
+		}
+	}
+	mutex_unlock(&pcierr_topo_lock);
+	pcierr_dev_put(drop);
+	return ret;
+}
+
+static int pcierr_nl_remove(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *dev_attr = info->attrs[PCIERR_A_DEVICE];
+	struct pcierr_dev *dev = NULL;
+	struct pcierr_op *op;
+	int ret;
+
+	if (dev_attr) {
+		if (!pcierr_nl_addr(info, PCIERR_A_PE, &ret) ||
+		    !pcierr_nl_addr(info, PCIERR_A_DEVICE, &ret))
+			return ret;
+		dev = pcierr_dev_lookup(nla_data(dev_attr));
+		if (!dev) {
+			NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
+					    "no such device");
+			return -ENODEV;
+		}
+	}
+	op = pcierr_op_new(PCIERR_CMD_REMOVE);
+	if (!op) {
+		pcierr_dev_put(dev);
+		return -ENOMEM;
+	}
+	op->dev = dev;
+	return pcierr_nl_submit(info, op, pcierr_remove_check);
 }
 
 static int pcierr_nl_watch(struct sk_buff *skb, struct genl_info *info)
@@ -558,7 +619,7 @@ static const struct genl_small_ops pcierr_ops[] = {
 	},
 	{
 		.cmd = PCIERR_CMD_REMOVE,
-		.doit = pcierr_nl_simple_op,
+		.doit = pcierr_nl_remove,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{

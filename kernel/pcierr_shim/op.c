@@ -73,6 +73,7 @@ static void pcierr_op_work(struct work_struct *work)
 	spin_unlock_irqrestore(&pe->lock, flags);
 
 	pcierr_nl_op_done(op);
+	pcierr_dev_put(op->dev);
 	kfree(op->res);
 	kfree(op);
 	pcierr_pe_put(pe);

@@ -1104,6 +1104,26 @@ _public_ int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret
 	return pe_op(ctx, PCIERR_CMD_REMOVE, pe, 0, 0, 0, 0, ret_op_id);
 }
 
+_public_ int pcierr_remove_device(struct pcierr_ctx *ctx, const char *pe, const char *dev,
+				  uint64_t *ret_op_id)
+{
+	_cleanup_(nlmsg_freep) struct nl_msg *msg = NULL;
+	int r;
+
+	if (!ctx)
+		return -EINVAL;
+	r = new_request(ctx, PCIERR_CMD_REMOVE, NLM_F_ACK, &msg);
+	if (r < 0)
+		return r;
+	r = put_addr(msg, PCIERR_A_PE, pe);
+	if (r < 0)
+		return r;
+	r = put_addr(msg, PCIERR_A_DEVICE, dev);
+	if (r < 0)
+		return r;
+	return request_u64(ctx, msg, PCIERR_A_OP_ID, ret_op_id);
+}
+
 _public_ int pcierr_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
 {
 	return pe_op(ctx, PCIERR_CMD_RESCAN, pe, 0, 0, 0, 0, ret_op_id);

@@ -491,6 +491,7 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 		{ "no-wait",     no_argument,       NULL, 'n' },
 		{ "timeout",     required_argument, NULL, 't' },
 		{ "fundamental", no_argument,       NULL, 'f' },
+		{ "device",      required_argument, NULL, 'd' },
 		{}
 	};
 	enum pcierr_channel_state state = PCIERR_STATE_UNSPEC;
@@ -498,13 +499,15 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 	int timeout_ms = (int)(DEFAULT_OP_TIMEOUT_S * 1000);
 	struct pcierr_ctx *ctx = NULL;
 	struct pcierr_op_done done = {};
-	char pe[PCIERR_ADDR_STRLEN];
+	char pe[PCIERR_ADDR_STRLEN], dev[PCIERR_ADDR_STRLEN];
+	const char *dev_arg = NULL;
 	bool wait = true;
 	int step = 0, nargs = kind == OP_REPORT ? 2 : 1, c, r;
 	uint64_t op_id = 0;
 	const char *usage =
 		kind == OP_REPORT ? "usage: report PE STEP [--state frozen|perm_failure] [--no-wait] [--timeout SEC]" :
 		kind == OP_RESET ? "usage: reset PE [--fundamental] [--no-wait] [--timeout SEC]" :
+		kind == OP_REMOVE ? "usage: remove PE [--device DEV] [--no-wait] [--timeout SEC]" :
 		"usage: COMMAND PE [--no-wait] [--timeout SEC]";
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -525,6 +528,11 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 				return usage_msg(usage);
 			rtype = PCIERR_RESET_FUNDAMENTAL;
 			break;
+		case 'd':
+			if (kind != OP_REMOVE)
+				return usage_msg(usage);
+			dev_arg = optarg;
+			break;
 		default:
 			return usage_msg(usage);
 		}
@@ -533,6 +541,8 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 		return usage_msg(usage);
 	if (pcierr_addr_normalize(argv[optind], pe) < 0)
 		return usage_bad("address", argv[optind]);
+	if (dev_arg && pcierr_addr_normalize(dev_arg, dev) < 0)
+		return usage_bad("--device", dev_arg);
 	if (kind == OP_REPORT) {
 		step = pcierr_step_from_string(argv[optind + 1]);
 		if (step < 0)
@@ -553,7 +563,8 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 		r = pcierr_reset(ctx, pe, rtype, &op_id);
 		break;
 	case OP_REMOVE:
-		r = pcierr_remove(ctx, pe, &op_id);
+		r = dev_arg ? pcierr_remove_device(ctx, pe, dev, &op_id) :
+			      pcierr_remove(ctx, pe, &op_id);
 		break;
 	case OP_RESCAN:
 		r = pcierr_rescan(ctx, pe, &op_id);
@@ -949,7 +960,8 @@ static const struct {
 	{ "report",    cmd_report,    "PE STEP [--state S] [--no-wait] [--timeout SEC]: call a recovery callback" },
 	{ "enable-io", cmd_enable_io, "PE [--no-wait] [--timeout SEC]: MMIO on, DMA off" },
 	{ "reset",     cmd_reset,     "PE [--fundamental] [--no-wait] [--timeout SEC]: reset, restore config" },
-	{ "remove",    cmd_remove,    "PE [--no-wait] [--timeout SEC]: hot-unplug every device" },
+	{ "remove",    cmd_remove,    "PE [--device DEV] [--no-wait] [--timeout SEC]: hot-unplug every\n"
+	  "             device, or only DEV (which must belong to PE)" },
 	{ "rescan",    cmd_rescan,    "PE [--no-wait] [--timeout SEC]: rescan the PE's bus" },
 	{ "disable",   cmd_disable,   "PE [--no-wait] [--timeout SEC]: permanent failure, keep away" },
 	{ "enable",    cmd_enable,    "PE [--no-wait] [--timeout SEC]: undo disable" },

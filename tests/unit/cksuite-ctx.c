@@ -552,6 +552,34 @@ START_TEST(test_calls)
 }
 END_TEST
 
+/* pcierr_remove_device(): both addresses are checked before sending. */
+static const struct {
+	const char *pe, *dev;
+	int expected;
+} remove_device_calls[] = {
+	{ "0000:05:00.0", "0000:06:02.0", -ENOTCONN },
+	{ "05:00.0", "06:02.0", -ENOTCONN },
+	{ "05:00.0", "06:02", -EINVAL },
+	{ "05:00.0", "", -EINVAL },
+	{ "05:00.0", NULL, -EINVAL },
+	{ "bogus", "06:02.0", -EINVAL },
+	{ NULL, "06:02.0", -EINVAL },
+};
+
+START_TEST(test_remove_device)
+{
+	struct pcierr_ctx *ctx = detached();
+	uint64_t id = 12345;
+
+	ck_assert_int_eq(pcierr_remove_device(ctx, remove_device_calls[_i].pe,
+					      remove_device_calls[_i].dev, &id),
+			 remove_device_calls[_i].expected);
+	ck_assert_uint_eq(id, 12345);		/* untouched on failure */
+	ck_assert_int_eq(pcierr_remove_device(NULL, "05:00.0", "06:02.0", &id), -EINVAL);
+	pcierr_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_null_args)
 {
 	struct pcierr_ctx *ctx = detached();
@@ -612,6 +640,7 @@ Suite *suite_ctx(void)
 
 	tc = tcase_create("arguments");
 	tcase_add_loop_test(tc, test_calls, 0, ARRAY_SIZE(calls));
+	tcase_add_loop_test(tc, test_remove_device, 0, ARRAY_SIZE(remove_device_calls));
 	tcase_add_test(tc, test_null_args);
 	suite_add_tcase(s, tc);
 	return s;

@@ -77,7 +77,18 @@
  *                             restored. EOPNOTSUPP when the PE's
  *                             PCIERR_A_RESET_TYPES lacks the type.
  *   PCIERR_CMD_REMOVE   [A]   PCIERR_A_PE: unbind and remove every device
- *                             of the PE (hot-unplug).
+ *                             of the PE (hot-unplug). With the optional
+ *                             PCIERR_A_DEVICE (partial hotplug, e.g. of
+ *                             the devices whose drivers lack the recovery
+ *                             callbacks): only that device (and, for a
+ *                             bridge, what sits below it) is unbound and
+ *                             removed; the PE keeps its other devices and
+ *                             its state, and RESCAN brings the device
+ *                             back. The device must belong to the PE
+ *                             (EINVAL with an extack message otherwise,
+ *                             also for the bridge heading the PE; the
+ *                             lone device of a root-bus PE removes the
+ *                             PE); ENODEV if it does not exist.
  *   PCIERR_CMD_RESCAN   [A]   PCIERR_A_PE: rescan the PE's bus; devices come
  *                             back and drivers bind.
  *   PCIERR_CMD_DISABLE  [A]   PCIERR_A_PE: permanent failure: perm_failure

@@ -484,6 +484,24 @@ int pcierr_reset(struct pcierr_ctx *ctx, const char *pe, enum pcierr_reset_type 
 /** pcierr_remove() - unbind and remove every device of a PE. */
 int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
 
+/**
+ * pcierr_remove_device() - unbind and remove one device of a PE.
+ * @ctx: the context.
+ * @pe: the PE's address.
+ * @dev: the device's address; it must belong to @pe (-EINVAL from the
+ *       kernel otherwise, also for the bridge heading @pe), -ENODEV if
+ *       there is no such device.
+ * @ret_op_id: the operation's id, or NULL.
+ *
+ * Partial hotplug: the PE keeps its other devices and its state (e.g.
+ * remove the devices whose drivers lack recovery callbacks, recover the
+ * rest, then pcierr_rescan() brings the removed device back). A bridge
+ * is removed with everything below it. The OP_DONE is a REMOVE's.
+ * Since LIBPCIERR_2.
+ */
+int pcierr_remove_device(struct pcierr_ctx *ctx, const char *pe, const char *dev,
+			 uint64_t *ret_op_id);
+
 /** pcierr_rescan() - rescan a PE's bus: devices come back, drivers bind. */
 int pcierr_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
 
