@@ -3,17 +3,13 @@
  * The unit test runner: every suite of the tree, in one srunner.
  * CK_FORK (default yes), CK_VERBOSITY, CK_RUN_SUITE, CK_RUN_CASE are
  * honoured as usual.
- *
- * The suites of other parts of the tree (the daemon's policy and config)
- * are declared weak: unit.mk links them when their sources exist, and
- * the runner skips any that is not there.
+ * Every suite listed here must link: a suite missing from the build is a
+ * link error, never a silent skip.
  */
 #include <stdlib.h>
 
 #include "cksuite.h"
-
-Suite *suite_policy(void) __attribute__((weak));
-Suite *suite_config(void) __attribute__((weak));
+#include "cksuites.h"
 
 int main(void)
 {
@@ -31,8 +27,6 @@ int main(void)
 	int failed;
 
 	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
-		if (!suites[i])
-			continue;
 		if (!sr)
 			sr = srunner_create(suites[i]());
 		else
