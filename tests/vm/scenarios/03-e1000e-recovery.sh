@@ -9,8 +9,9 @@
 # e1000e prints nothing in error_detected, so its callbacks are seen with
 # the function tracer (e1000_io_error_detected/_slot_reset/_resume) and by
 # their answers in OP_DONE; e1000e's own "NIC Link is Up" in the kernel log
-# and a ping through the NIC (QEMU user networking answers 10.0.2.2) show
-# that it works again.
+# and its register file read through the driver (ethtool -d: the device
+# status register sane, link up, not the all-ones of a frozen device) show
+# that it works again. No traffic is sent anywhere.
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 CLEANUP_PES=$RP_E1000E
@@ -24,7 +25,6 @@ eth=$(ls "$SYS/$DEV/net" 2>/dev/null | head -n 1)
 ok "e1000e is $eth"
 
 nic_cleanup() {
-	ip addr flush dev "$eth" 2>/dev/null
 	ip link set "$eth" down 2>/dev/null
 	if [ -w "$TR/current_tracer" ]; then
 		echo 0 > "$TR/tracing_on"
@@ -33,19 +33,23 @@ nic_cleanup() {
 	fi
 }
 carrier() { [ "$(cat "/sys/class/net/$eth/carrier" 2>/dev/null)" = 1 ]; }
-ping_gw() {
-	run busybox ping -c 3 -W 3 10.0.2.2
-	[ "$rc" = 0 ]
+# regs_sane: the driver reads the device status register (STATUS, offset
+# 8) through the NIC's BAR: not all-ones, link up (bit 1)
+regs_sane() {
+	run ethtool -d "$eth"
+	[ "$rc" = 0 ] || return 1
+	st=$(printf '%s\n' "$out" | sed -n 's/^0x00008: .* \(0x[0-9A-Fa-f]\{8\}\)$/\1/p')
+	echo "  status register: ${st:-none}"
+	[ -n "$st" ] && [ "$st" != 0xFFFFFFFF ] && [ "$st" != 0xffffffff ] &&
+		[ $((st & 2)) != 0 ]
 }
 
 # the NIC works before the error
-ip addr flush dev "$eth"
-ip addr add 10.0.2.15/24 dev "$eth" || fail "cannot add an address to $eth"
 ip link set "$eth" up || fail "cannot bring $eth up"
 wait_until 15 carrier || { nic_cleanup; fail "$eth has no carrier before the test"; }
 ok "$eth carrier up before the error"
-ping_gw || { nic_cleanup; fail "ping 10.0.2.2 through $eth fails before the test"; }
-ok "ping through $eth works before the error"
+regs_sane || { nic_cleanup; fail "$eth registers not sane before the test"; }
+ok "$eth registers sane before the error"
 
 # trace the e1000e recovery callbacks
 tracing=0
@@ -69,6 +73,9 @@ klines=$(dmesg | wc -l)
 must_nl inject "$DEV"
 ok "injected: $out"
 expect "PE state after inject" "$(pe_state "$PE")" frozen
+# the check below can fail: a frozen NIC's registers read all-ones
+regs_sane && { nic_cleanup; fail "$eth registers look sane while frozen"; }
+ok "$eth registers unreadable while frozen"
 
 report_expect "$PE" error_detected need_reset --state frozen
 expect "e1000e's own answer to error_detected" "$(dev_result "$DEV")" need_reset
@@ -107,8 +114,8 @@ wait_until 15 carrier || { nic_cleanup; fail "$eth carrier did not come back wit
 ok "$eth carrier up after recovery"
 expect "$eth MAC" "$(cat "/sys/class/net/$eth/address")" "$E1000E_MAC"
 expect "$eth speed" "$(cat "/sys/class/net/$eth/speed")" 1000
-ping_gw || { nic_cleanup; fail "ping 10.0.2.2 through $eth fails after recovery"; }
-ok "ping through $eth works after recovery"
+regs_sane || { nic_cleanup; fail "$eth registers not sane after recovery"; }
+ok "$eth registers sane after recovery"
 dmesg | tail -n +"$((klines + 1))" | grep -q "e1000e $DEV $eth: NIC Link is Up" ||
 	{ nic_cleanup; fail "no 'NIC Link is Up' from e1000e after recovery"; }
 ok "e1000e reported its link up again"
