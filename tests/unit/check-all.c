@@ -22,6 +22,7 @@ int main(void)
 		suite_ctx,
 		suite_policy,
 		suite_config,
+		suite_state,
 	};
 	SRunner *sr = NULL;
 	int failed;

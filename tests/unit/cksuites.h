@@ -9,5 +9,6 @@
 
 Suite *suite_policy(void);
 Suite *suite_config(void);
+Suite *suite_state(void);
 
 #endif /* PCIERR_CKSUITES_H */

@@ -10,11 +10,11 @@
 UNIT_DIR   := tests/unit
 UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c $(sort $(wildcard $(UNIT_DIR)/cksuite-*.c))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
-UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c
+UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c
 UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS)) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS))
 UNIT_BIN   := $(BUILD)/tests/check-all
-UNIT_CFLAGS := $(CFLAGS) $(NL_CFLAGS) $(CHECK_CFLAGS) -I$(CURDIR)/$(LIBPCIERR_DIR) -MMD -MP
+UNIT_CFLAGS := $(CFLAGS) $(NL_CFLAGS) $(CHECK_CFLAGS) $(SQLITE_CFLAGS) -I$(CURDIR)/$(LIBPCIERR_DIR) -MMD -MP
 
 VALGRIND ?= valgrind
 VALGRIND_FLAGS ?= --leak-check=full --show-leak-kinds=definite,indirect,possible \
@@ -32,7 +32,7 @@ $(BUILD)/$(UNIT_DIR)/daemon/%.o: daemon/%.c
 
 $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) $(SQLITE_LIBS)
 
 unit-check: $(UNIT_BIN)
 	$(UNIT_BIN)

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcierrd's state store: what survives a restart, a reboot or a kill -9
+ * (issue 3 "State that survives", design §4/§6). One SQLite 3 database,
+ * normally /var/lib/pcierr/state.db, holding
+ *   - the freeze record of every device identity (count, first, last),
+ *   - the identities disabled until `pcierrctl enable` (reason, message),
+ *   - a history of events, recoveries and their steps.
+ *
+ * Durability: WAL journal with synchronous=FULL: once a write function or
+ * pcierr_state_commit() has returned 0 the change is on disk and survives
+ * a kill -9 of the daemon and a power loss. Consistency: every write runs
+ * in a transaction (its own, or a savepoint inside the caller's
+ * pcierr_state_begin()); when anything fails it is rolled back and the
+ * database is left as it was. Invalid arguments give -EINVAL before
+ * anything is written.
+ *
+ * No printing: functions return 0 (or a documented positive value) or a
+ * negative errno:
+ *   -EINVAL   bad argument (NULL, over-long or empty string, out of range)
+ *   -EPROTO   the database's schema is newer than this code knows
+ *   -EBADMSG  the file is not a database, or the database is corrupt
+ *   -EBUSY    locked by another connection beyond the busy timeout
+ *   -ENOMEM   out of memory
+ *   -ENOSPC   disk full;  -EROFS  read-only;  -EIO  anything else
+ *   open only: the system's errno when the file cannot be opened at all
+ *   (-ENOENT: no such directory, -EACCES, -EISDIR); the path must not be
+ *   a symlink (SQLITE_OPEN_NOFOLLOW: refused, -EIO or -ENOENT)
+ * SQLite's own message for the last failure is kept: pcierr_state_errmsg().
+ *
+ * One connection is not thread-safe; use one per thread.
+ */
+#ifndef PCIERRD_STATE_H
+#define PCIERRD_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
+#include "policy.h"
+
+/* The schema version this code writes (PRAGMA user_version) */
+#define PCIERR_STATE_SCHEMA_VERSION	1
+
+/* Size limits, with the NUL */
+#define PCIERR_IDENTITY_KEY_MAX		64
+#define PCIERR_STATE_NAME_MAX		64	/* history step, result */
+#define PCIERR_STATE_MESSAGE_MAX	1024	/* messages */
+#define PCIERR_STATE_RESULTS_MAX	8192	/* per-device results text */
+
+/* How long a statement waits for another connection's lock */
+#define PCIERR_STATE_BUSY_TIMEOUT_MSEC	5000
+
+struct pcierr_state;
+
+/*
+ * The identity of a device, as the key of its freeze record and of its
+ * disabled mark:
+ *   with a DSN:    "vvvv:dddd:ssss:uuuu:dsn:0123456789abcdef"
+ *   without one:   "vvvv:dddd:ssss:uuuu:addr:DDDD:BB:DD.F"
+ * (vendor:device:subvendor:subdevice, lower-case hex).
+ *
+ * A Device Serial Number names the card itself: its record follows it to
+ * another slot or machine, and an identical card in the same slot starts
+ * afresh, which is what "reseat or replace it" needs. Without a DSN two
+ * cards of one model are indistinguishable by their ids: keying by the ids
+ * alone would let one flaky card's freezes disable all its healthy
+ * siblings, so the location is added; the record then belongs to the
+ * "card of this model in this slot" (it survives rescans and reboots, a
+ * move to another slot starts afresh). A DSN of 0 or all-ones is what
+ * broken firmware reports, not a serial number: such devices are keyed by
+ * address as if they had none.
+ *
+ * addr: the kernel's "DDDD:BB:DD.F" (hex digits, ':' and '.', upper case
+ * is folded), required without a usable DSN, ignored (may be NULL) with
+ * one. Returns 0, -EINVAL on a bad argument, -ENOBUFS when size is too
+ * small (PCIERR_IDENTITY_KEY_MAX is always enough).
+ */
+int pcierr_identity_key(uint16_t vendor, uint16_t device,
+			uint16_t subvendor, uint16_t subdevice,
+			bool has_dsn, uint64_t dsn, const char *addr,
+			char *buf, size_t size);
+
+/*
+ * Open (and create) the database at path (":memory:" for tests), set WAL,
+ * synchronous=FULL, foreign_keys=ON and the busy timeout, and migrate the
+ * schema step by step up to PCIERR_STATE_SCHEMA_VERSION, one transaction
+ * per step. A database of a newer schema is refused with -EPROTO and left
+ * untouched (a downgraded daemon must not scribble over it).
+ */
+int pcierr_state_open(const char *path, struct pcierr_state **ret);
+/* Close (NULL is fine); a transaction still open is rolled back. */
+struct pcierr_state *pcierr_state_close(struct pcierr_state *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct pcierr_state *, pcierr_state_close);
+#define _cleanup_state_	_cleanup_(pcierr_state_closep)
+
+/*
+ * SQLite's message of the last failure on s ("" when none). With s NULL:
+ * that of the last pcierr_state_open() of this thread that failed.
+ */
+const char *pcierr_state_errmsg(const struct pcierr_state *s);
+
+/* The schema version of the open database (PRAGMA user_version) */
+int pcierr_state_schema_version(struct pcierr_state *s);
+
+/*
+ * An explicit transaction, so the daemon can persist all of a policy step's
+ * effects atomically before acting on them: begin (BEGIN IMMEDIATE: the
+ * write lock is taken now), the write functions, commit. Not nested: begin
+ * inside a transaction is -EBUSY. A failed write inside it rolls back only
+ * itself; the caller decides whether to commit the rest. A failed commit
+ * rolls the whole transaction back. rollback without a transaction is a
+ * no-op returning 0 (so it can be used for cleanup); commit without one is
+ * -EINVAL.
+ */
+int pcierr_state_begin(struct pcierr_state *s);
+int pcierr_state_commit(struct pcierr_state *s);
+int pcierr_state_rollback(struct pcierr_state *s);
+bool pcierr_state_in_transaction(const struct pcierr_state *s);
+
+/*
+ * Freeze records, by identity key. load: 1 and *ret filled when a record
+ * exists, 0 and *ret zeroed when not; ret->disabled is whether the identity
+ * is disabled (from the disabled table, also when there is no record).
+ * save: insert or replace count/first_usec/last_usec; rec->disabled is not
+ * stored (use pcierr_state_disable()). count above INT32_MAX or times above
+ * INT64_MAX (a negative value cast) are -EINVAL.
+ * clear: forget the record (ClearFreezeCount): 1 when there was one, else 0.
+ */
+int pcierr_state_load_freeze(struct pcierr_state *s, const char *key,
+			     struct pcierr_freeze_record *ret);
+int pcierr_state_save_freeze(struct pcierr_state *s, const char *key,
+			     const struct pcierr_freeze_record *rec);
+int pcierr_state_clear_freeze(struct pcierr_state *s, const char *key);
+
+/* A disabled identity */
+struct pcierr_disabled {
+	char key[PCIERR_IDENTITY_KEY_MAX];
+	enum pcierr_policy_reason reason;
+	char message[PCIERR_STATE_MESSAGE_MAX];
+	pcierr_usec_t since_usec;
+};
+
+/*
+ * disable: mark (or re-mark: reason, message and time replaced) the
+ * identity disabled; message may be NULL (""). enable: remove the mark,
+ * 1 when there was one, else 0 (the freeze record is kept: clear it
+ * separately). is_disabled: 1 (and *ret filled when ret is not NULL) or 0.
+ * list: all of them ordered by since_usec then key, in one array to free()
+ * (*ret NULL when *n is 0).
+ */
+int pcierr_state_disable(struct pcierr_state *s, const char *key,
+			 enum pcierr_policy_reason reason, const char *message,
+			 pcierr_usec_t since_usec);
+int pcierr_state_enable(struct pcierr_state *s, const char *key);
+int pcierr_state_is_disabled(struct pcierr_state *s, const char *key,
+			     struct pcierr_disabled *ret);
+int pcierr_state_list_disabled(struct pcierr_state *s,
+			       struct pcierr_disabled **ret, size_t *n);
+
+enum pcierr_history_kind {
+	PCIERR_HISTORY_EVENT,		/* an error was detected */
+	PCIERR_HISTORY_RECOVERY,	/* a recovery finished */
+	PCIERR_HISTORY_STEP,		/* one step of a recovery */
+	PCIERR_HISTORY_DISABLE,		/* an identity was disabled */
+	PCIERR_HISTORY_ENABLE,		/* ... and enabled again */
+	__PCIERR_HISTORY_KIND_MAX
+};
+
+/* "event", "recovery", "step", "disable", "enable"; NULL when out of range */
+const char *pcierr_history_kind_to_string(enum pcierr_history_kind k);
+/* the kind, or -EINVAL */
+int pcierr_history_kind_from_string(const char *str);
+
+/*
+ * One history entry. Strings other than pe may be NULL (absent). On
+ * append, id is ignored; error is 0 or a negative errno.
+ */
+struct pcierr_history_entry {
+	int64_t id;			/* increasing, assigned on append */
+	pcierr_usec_t time_usec;
+	const char *pe;			/* < PCIERR_ADDR_MAX, required */
+	const char *device;		/* < PCIERR_ADDR_MAX */
+	enum pcierr_history_kind kind;
+	const char *step;		/* < PCIERR_STATE_NAME_MAX */
+	const char *result;		/* < PCIERR_STATE_NAME_MAX */
+	const char *results;		/* < PCIERR_STATE_RESULTS_MAX */
+	pcierr_usec_t duration_usec;
+	int error;			/* 0 or -errno */
+	const char *message;		/* < PCIERR_STATE_MESSAGE_MAX */
+};
+
+/* Append; *ret_id (when not NULL) gets the new entry's id. */
+int pcierr_state_append_history(struct pcierr_state *s,
+				const struct pcierr_history_entry *e,
+				int64_t *ret_id);
+
+/*
+ * Which entries a query returns: time_usec >= since_usec, and the given
+ * pe and/or device when not NULL. limit 0: all; else the newest limit
+ * entries. Entries always come oldest first (time_usec, then id).
+ */
+struct pcierr_history_filter {
+	pcierr_usec_t since_usec;
+	const char *pe;
+	const char *device;
+	size_t limit;
+};
+
+/*
+ * Call cb for each entry (its strings valid during the call only). cb
+ * returns 0 to go on, > 0 to stop, < 0 to stop and have the query return
+ * that. Returns the number of entries passed to cb, or a negative errno.
+ */
+typedef int (*pcierr_history_cb)(const struct pcierr_history_entry *e,
+				 void *userdata);
+int pcierr_state_query_history(struct pcierr_state *s,
+			       const struct pcierr_history_filter *f,
+			       pcierr_history_cb cb, void *userdata);
+/*
+ * The same into an array that the caller owns, strings included: free it
+ * with pcierr_history_free(*ret, *n). *ret is NULL when *n is 0.
+ */
+int pcierr_state_get_history(struct pcierr_state *s,
+			     const struct pcierr_history_filter *f,
+			     struct pcierr_history_entry **ret, size_t *n);
+void pcierr_history_free(struct pcierr_history_entry *e, size_t n);
+
+#endif /* PCIERRD_STATE_H */
