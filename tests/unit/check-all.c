@@ -23,6 +23,8 @@ int main(void)
 		suite_policy,
 		suite_config,
 		suite_state,
+		suite_metrics,
+		suite_uevent,
 	};
 	SRunner *sr = NULL;
 	int failed;

@@ -10,5 +10,7 @@
 Suite *suite_policy(void);
 Suite *suite_config(void);
 Suite *suite_state(void);
+Suite *suite_metrics(void);
+Suite *suite_uevent(void);
 
 #endif /* PCIERR_CKSUITES_H */

@@ -10,7 +10,8 @@
 UNIT_DIR   := tests/unit
 UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c $(sort $(wildcard $(UNIT_DIR)/cksuite-*.c))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
-UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c
+UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
+	daemon/metrics.c daemon/uevent.c
 UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS)) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS))
 UNIT_BIN   := $(BUILD)/tests/check-all
