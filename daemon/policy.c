@@ -280,6 +280,15 @@ static void disable_all_identities(struct ctx *c, enum pcierr_policy_reason reas
 	}
 }
 
+static void set_too_many_message(struct ctx *c, const struct pcierr_policy_device *d,
+				 const struct pcierr_freeze_record *r,
+				 const struct pcierr_settings *s)
+{
+	set_message(c->rec,
+		    "%s [%04x:%04x] froze %u times, each within %u s of the one before (at most %u are recovered): permanently disabled. Please try reseating or replacing it",
+		    d->addr, d->vendor, d->device, r->count, s->freeze_window_sec, s->max_freezes);
+}
+
 /*
  * Count the freeze of the event: against the named device, or every device
  * when none (or an unknown one) is named. Returns true when a count went
@@ -313,10 +322,7 @@ static bool record_freezes(struct ctx *c, bool may_disable)
 		add_effect(c, PCIERR_EFFECT_IDENTITY_DISABLED, (unsigned int)i, &r,
 			   PCIERR_REASON_TOO_MANY_FREEZES);
 		if (!exceeded)
-			set_message(c->rec,
-				    "%s [%04x:%04x] froze %u times, each within %u s of the one before (at most %u are recovered): permanently disabled. Please try reseating or replacing it",
-				    d->addr, d->vendor, d->device, r.count,
-				    s.freeze_window_sec, s.max_freezes);
+			set_too_many_message(c, d, &r, &s);
 		exceeded = true;
 	}
 	c->rec->freezes++;
@@ -432,6 +438,8 @@ static int do_reset(struct ctx *c, enum pcierr_reset_type t)
 	c->out->reset_type = t;
 	c->rec->last_reset = t;
 	c->rec->escalate = false;	/* this reset answers the folded freezes */
+	c->rec->reset_requested = false;	/* ... and the administrator */
+	c->rec->requested_reset = PCIERR_RESET_UNSPEC;
 	return 0;
 }
 
@@ -449,6 +457,10 @@ static int reset(struct ctx *c, enum reset_kind kind)
 	bool has_fund = types & RESET_BIT(PCIERR_RESET_FUNDAMENTAL);
 
 	if (kind == RESET_FIRST || last == PCIERR_RESET_UNSPEC) {
+		enum pcierr_reset_type want = c->rec->requested_reset;
+
+		if (want != PCIERR_RESET_UNSPEC && (types & RESET_BIT(want)))
+			return do_reset(c, want);
 		if (has_hot)
 			return do_reset(c, PCIERR_RESET_HOT);
 		if (has_fund)
@@ -506,6 +518,14 @@ static bool any_identity_disabled(const struct pcierr_policy_pe *pe, int *which)
 	return false;
 }
 
+/* DISABLE: a device of the PE was disabled earlier, not enabled since */
+static int disable_identity_disabled(struct ctx *c, int which)
+{
+	set_message(c->rec, "%s was permanently disabled earlier (pcierrctl enable brings it back)",
+		    c->pe->devices[which].addr);
+	return disable(c, PCIERR_REASON_IDENTITY_DISABLED);
+}
+
 static bool perm_failure_is_permanent(const struct ctx *c)
 {
 	int64_t tu = c->ev->time_unavail_ms;
@@ -526,20 +546,76 @@ static bool op_in_flight(enum pcierr_recovery_phase p)
 	       p != PCIERR_PHASE_WAIT_UDEV && p != PCIERR_PHASE_KERNEL;
 }
 
+/*
+ * A COUNTED freeze: counted before pcierrd restarted, so only the limit is
+ * checked against the records as they are, for the named device (or every
+ * device). Like record_freezes(), without FREEZE_RECORDED effects.
+ */
+static bool check_counted(struct ctx *c, bool may_disable)
+{
+	const struct pcierr_policy_pe *pe = c->pe;
+	int named = find_device(pe, c->ev->device);
+	bool exceeded = false;
+
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		const struct pcierr_policy_device *d = &pe->devices[i];
+		struct pcierr_freeze_record r = d->history;
+		struct pcierr_settings s;
+
+		if (named >= 0 && (int)i != named)
+			continue;
+		device_settings(c, i, &s);
+		if (r.count <= s.max_freezes)
+			continue;
+		if (may_disable) {
+			r.disabled = true;
+			add_effect(c, PCIERR_EFFECT_IDENTITY_DISABLED, (unsigned int)i, &r,
+				   PCIERR_REASON_TOO_MANY_FREEZES);
+			if (!exceeded)
+				set_too_many_message(c, d, &r, &s);
+		}
+		exceeded = true;
+	}
+	c->rec->freezes++;
+	return exceeded;
+}
+
+/* An administrator's Reset of an idle PE: not counted, always a reset */
+static int begin_admin(struct ctx *c)
+{
+	int which;
+
+	*c->rec = PCIERR_RECOVERY_INIT;
+	c->rec->started_usec = c->ev->now;
+	if (any_identity_disabled(c->pe, &which))
+		return disable_identity_disabled(c, which);
+	c->rec->reset_requested = true;
+	c->rec->requested_reset = c->ev->reset_type;
+	start_recovery(c);
+	snprintf(c->out->message, sizeof(c->out->message), "reset requested");
+	return 0;
+}
+
 /* A new freeze (or AER BEGIN) of an idle PE */
 static int begin(struct ctx *c, bool kernel)
 {
 	const struct pcierr_policy_event *ev = c->ev;
+	enum pcierr_policy_freeze_kind kind = kernel ? PCIERR_FREEZE_DETECTED : ev->freeze_kind;
 	bool perm = !kernel && ev->state == PCIERR_STATE_PERM_FAILURE;
 	bool exceeded;
 	int which;
 
+	if (kind == PCIERR_FREEZE_ADMIN)
+		return begin_admin(c);
 	if (perm && (ev->slot_empty || c->pe->n_devices == 0))
 		return nothing(c, PCIERR_REASON_FALSE_ALARM);
 
 	*c->rec = PCIERR_RECOVERY_INIT;
 	c->rec->started_usec = ev->now;
-	exceeded = record_freezes(c, c->pe_settings.recover);
+	if (kind == PCIERR_FREEZE_COUNTED)
+		exceeded = check_counted(c, c->pe_settings.recover);
+	else
+		exceeded = record_freezes(c, c->pe_settings.recover);
 
 	if (kernel) {
 		/* the kernel recovers; we watch and act when it is over */
@@ -556,12 +632,8 @@ static int begin(struct ctx *c, bool kernel)
 		return nothing(c, PCIERR_REASON_RECOVER_OFF);
 	}
 
-	if (any_identity_disabled(c->pe, &which)) {
-		set_message(c->rec,
-			    "%s was permanently disabled earlier (pcierrctl enable brings it back)",
-			    c->pe->devices[which].addr);
-		return disable(c, PCIERR_REASON_IDENTITY_DISABLED);
-	}
+	if (any_identity_disabled(c->pe, &which))
+		return disable_identity_disabled(c, which);
 	if (exceeded)
 		return disable(c, PCIERR_REASON_TOO_MANY_FREEZES);
 	if (perm) {
@@ -642,6 +714,9 @@ static int on_freeze(struct ctx *c)
 {
 	if (c->rec->phase == PCIERR_PHASE_IDLE)
 		return begin(c, false);
+	/* a resync of a recovering PE, or a Reset that raced a freeze */
+	if (c->ev->freeze_kind != PCIERR_FREEZE_DETECTED)
+		return nothing(c, PCIERR_REASON_IGNORED);
 	fold(c, false);
 	return 0;
 }
@@ -782,7 +857,8 @@ static int on_op_done(struct ctx *c)
 			return disconnect(c, "error_detected");
 		if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
 			return remove_devices(c);
-		if (r == PCIERR_RESULT_NEED_RESET || rec->escalate || ev->error)
+		if (r == PCIERR_RESULT_NEED_RESET || rec->escalate || rec->reset_requested ||
+		    ev->error)
 			return reset(c, RESET_FIRST);
 		return enter(c, PCIERR_PHASE_ENABLE_IO, PCIERR_ACTION_ENABLE_IO);
 
@@ -910,6 +986,9 @@ int pcierr_policy_step(const struct pcierr_config *cfg,
 	    pe->n_devices > PCIERR_POLICY_MAX_DEVICES ||
 	    (pe->n_devices > 0 && !pe->devices) ||
 	    (ev->n_results > 0 && !ev->results) ||
+	    (ev->type == PCIERR_POLICY_EV_FREEZE &&
+	     ((unsigned int)ev->freeze_kind >= __PCIERR_FREEZE_KIND_MAX ||
+	      (unsigned int)ev->reset_type >= __PCIERR_RESET_MAX)) ||
 	    (unsigned int)rec->phase >= __PCIERR_PHASE_MAX)
 		return -EINVAL;
 

@@ -74,6 +74,31 @@
  * above the limit -> DISABLE; perm_failure with time_unavail <= 0 or above
  * MaxWaitSec -> DISABLE, else WAIT time_unavail and recover.
  *
+ * Freeze kinds (ev->freeze_kind, FREEZE only):
+ *   DETECTED  a new detection: everything above (the default, 0).
+ *   COUNTED   a PE found frozen by a resync after pcierrd restarted: the
+ *             freeze was counted before the restart, so no freeze is
+ *             recorded (no FREEZE_RECORDED effect) and the limit is checked
+ *             against the persisted count as it is: a device (the named
+ *             one, else every device) whose count is already above its
+ *             MaxFreezes -> DISABLE(too-many-freezes), with its
+ *             IDENTITY_DISABLED effect. Otherwise as DETECTED, in the same
+ *             order (false alarm, Recover=no, disabled identity,
+ *             perm_failure; the recovery's clock starts at ev->now).
+ *   ADMIN     an administrator's Reset: not counted, no limit check, and
+ *             Recover=no does not stop it (the administrator asked; the
+ *             channel state is not looked at either). An identity disabled
+ *             earlier -> DISABLE as usual; else the recovery starts and is
+ *             forced through a reset: the callbacks go error_detected ->
+ *             reset -> slot_reset -> resume even when every driver answers
+ *             CAN_RECOVER; the hotplug paths are as usual. The first reset
+ *             is ev->reset_type when the PE has it (UNSPEC, or one the PE
+ *             lacks: the smallest it has); later hammers as above. The
+ *             first action's message says "reset requested".
+ *   On a PE that is not idle, COUNTED and ADMIN are NOTHING(ignored): a
+ *   resync of a recovering PE is not a new freeze, and the daemon refuses
+ *   a Reset of a busy PE before asking.
+ *
  * Kernel-native AER (uevents): BEGIN counts a freeze of the named device
  * and the PE waits in phase KERNEL; SUCCESSFUL -> DONE(recovered) (or
  * DISABLE when the count passed the limit, or pcierr's own recovery when
@@ -114,6 +139,9 @@ struct pcierr_freeze_record {
 	pcierr_usec_t first_usec;	/* first freeze of the window */
 	pcierr_usec_t last_usec;	/* latest freeze */
 	bool disabled;			/* permanently disabled until Enable */
+	/* the device's error generation when this identity's last freeze was
+	 * counted; kept by pcierrd (the policy copies it unchanged) */
+	uint32_t error_gen;
 };
 
 struct pcierr_policy_device {
@@ -150,6 +178,16 @@ enum pcierr_policy_aer {
 	PCIERR_POLICY_AER_FAILED,	/* ERROR_EVENT=FAILED_RECOVERY */
 };
 
+/* What a FREEZE stands for (see "Freeze kinds" above) */
+enum pcierr_policy_freeze_kind {
+	PCIERR_FREEZE_DETECTED,	/* a new detection: counted (the default, 0) */
+	PCIERR_FREEZE_COUNTED,	/* found frozen by a resync after pcierrd
+				 * restarted; counted before */
+	PCIERR_FREEZE_ADMIN,	/* an administrator's Reset: not counted,
+				 * straight to a reset */
+	__PCIERR_FREEZE_KIND_MAX
+};
+
 /* One device's answer in an OP_DONE */
 struct pcierr_policy_result {
 	char addr[PCIERR_ADDR_MAX];
@@ -169,6 +207,9 @@ struct pcierr_policy_event {
 	enum pcierr_channel_state state;	/* FROZEN or PERM_FAILURE */
 	int64_t time_unavail_ms;
 	bool slot_empty;	/* the daemon found no card in the slot */
+	enum pcierr_policy_freeze_kind freeze_kind;
+	enum pcierr_reset_type reset_type;	/* ADMIN: HOT or FUNDAMENTAL;
+						 * UNSPEC = the smallest the PE has */
 
 	/* AER */
 	enum pcierr_policy_aer aer;
@@ -285,6 +326,10 @@ struct pcierr_recovery {
 	bool gone;			/* the slot emptied meanwhile */
 	enum pcierr_policy_reason pending_disable;	/* NONE or why */
 	enum pcierr_reset_type last_reset;	/* the latest issued; UNSPEC: none */
+	bool reset_requested;		/* ADMIN: a reset is done even if no
+					 * driver asks for one */
+	enum pcierr_reset_type requested_reset;	/* ... and the first one is
+						 * this; UNSPEC: the smallest */
 	unsigned int freezes;		/* freezes counted in this recovery */
 	pcierr_usec_t started_usec;
 	char message[256];		/* words for pending_disable */
@@ -296,7 +341,8 @@ struct pcierr_recovery {
  * Feed one input. cfg: the configuration (settings are resolved per
  * device and PE); pe: the PE as it is now; rec: its recovery state, updated;
  * out: filled in completely. Returns 0, or -EINVAL for a bad input (rec
- * and out then untouched / NOTHING).
+ * and out then untouched / NOTHING); a FREEZE's freeze_kind and reset_type
+ * must be in range.
  */
 int pcierr_policy_step(const struct pcierr_config *cfg,
 		       const struct pcierr_policy_pe *pe,

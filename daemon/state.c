@@ -26,8 +26,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(sqlite3_stmt *, sqlite3_finalize);
 
 /*
  * The schema, one entry per version: migrations[i] takes a database of
- * user_version i to i + 1. Version 2 is one more entry here and
- * PCIERR_STATE_SCHEMA_VERSION 2; never edit an entry once released.
+ * user_version i to i + 1. Version 3 is one more entry here and
+ * PCIERR_STATE_SCHEMA_VERSION 3; never edit an entry once released.
  */
 static const char *const migrations[] = {
 	/* 0 -> 1 */
@@ -60,10 +60,23 @@ static const char *const migrations[] = {
 	"CREATE INDEX history_time ON history (time_usec, id);"
 	"CREATE INDEX history_pe ON history (pe, time_usec);"
 	"CREATE INDEX history_device ON history (device, time_usec);",
+
+	/* 1 -> 2: the error generation of a freeze; where a disabled
+	 * identity was (Enable and GetHistory by an address) */
+	"ALTER TABLE freeze ADD COLUMN"
+	"  error_gen INTEGER NOT NULL DEFAULT 0"
+	"  CHECK (error_gen BETWEEN 0 AND 4294967295);"
+	"ALTER TABLE disabled ADD COLUMN pe TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE disabled ADD COLUMN device TEXT NOT NULL DEFAULT '';"
+	"CREATE INDEX disabled_pe ON disabled (pe COLLATE NOCASE);"
+	"CREATE INDEX disabled_device ON disabled (device COLLATE NOCASE);",
 };
 
 _Static_assert(ELEMENTSOF(migrations) == PCIERR_STATE_SCHEMA_VERSION,
 	       "one migration per schema version");
+/* disabled.reason holds enum pcierr_policy_reason by value */
+_Static_assert(PCIERR_REASON_TOO_MANY_FREEZES == 9 && PCIERR_REASON_OP_FAILED == 15,
+	       "reasons are stored by value: add new ones at the end only");
 
 static int map_rc(int rc)
 {
@@ -173,6 +186,16 @@ static bool key_ok(const char *key)
 static bool usec_ok(pcierr_usec_t t)
 {
 	return t <= (pcierr_usec_t) INT64_MAX;
+}
+
+static bool addr_ok(const char *a)
+{
+	return str_ok(a, PCIERR_ADDR_MAX, false);
+}
+
+static int bind_opt_text(sqlite3_stmt *st, int i, const char *str)
+{
+	return str ? sqlite3_bind_text(st, i, str, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
 }
 
 int pcierr_identity_key(uint16_t vendor, uint16_t device,
@@ -411,6 +434,27 @@ bool pcierr_state_in_transaction(const struct pcierr_state *s)
 /* ------------------------------------------------------------------ */
 /* Freeze records and disabled identities */
 
+#define DISABLED_COLUMNS "identity, reason, message, since_usec, pe, device"
+
+static void copy_col(char *buf, size_t size, sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	snprintf(buf, size, "%s", t ? (const char *) t : "");
+}
+
+/* a row of SELECT DISABLED_COLUMNS */
+static void read_disabled(sqlite3_stmt *st, struct pcierr_disabled *d)
+{
+	memset(d, 0, sizeof(*d));
+	copy_col(d->key, sizeof(d->key), st, 0);
+	d->reason = (enum pcierr_policy_reason) sqlite3_column_int(st, 1);
+	copy_col(d->message, sizeof(d->message), st, 2);
+	d->since_usec = (pcierr_usec_t) sqlite3_column_int64(st, 3);
+	copy_col(d->pe, sizeof(d->pe), st, 4);
+	copy_col(d->device, sizeof(d->device), st, 5);
+}
+
 int pcierr_state_is_disabled(struct pcierr_state *s, const char *key,
 			     struct pcierr_disabled *ret)
 {
@@ -419,7 +463,7 @@ int pcierr_state_is_disabled(struct pcierr_state *s, const char *key,
 
 	if (!s || !key_ok(key))
 		return -EINVAL;
-	r = prepare(s, "SELECT reason, message, since_usec FROM disabled WHERE identity = ?1", &st);
+	r = prepare(s, "SELECT " DISABLED_COLUMNS " FROM disabled WHERE identity = ?1", &st);
 	if (r < 0)
 		return r;
 	if (sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) != SQLITE_OK)
@@ -429,15 +473,8 @@ int pcierr_state_is_disabled(struct pcierr_state *s, const char *key,
 		return 0;
 	if (rc != SQLITE_ROW)
 		return fail(s, rc);
-	if (ret) {
-		const unsigned char *m = sqlite3_column_text(st, 1);
-
-		memset(ret, 0, sizeof(*ret));
-		snprintf(ret->key, sizeof(ret->key), "%s", key);
-		ret->reason = (enum pcierr_policy_reason) sqlite3_column_int(st, 0);
-		snprintf(ret->message, sizeof(ret->message), "%s", m ? (const char *) m : "");
-		ret->since_usec = (pcierr_usec_t) sqlite3_column_int64(st, 2);
-	}
+	if (ret)
+		read_disabled(st, ret);
 	return 1;
 }
 
@@ -450,7 +487,8 @@ int pcierr_state_load_freeze(struct pcierr_state *s, const char *key,
 
 	if (!s || !key_ok(key) || !ret)
 		return -EINVAL;
-	r = prepare(s, "SELECT count, first_usec, last_usec FROM freeze WHERE identity = ?1", &st);
+	r = prepare(s, "SELECT count, first_usec, last_usec, error_gen FROM freeze "
+		    "WHERE identity = ?1", &st);
 	if (r < 0)
 		return r;
 	if (sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) != SQLITE_OK)
@@ -460,6 +498,7 @@ int pcierr_state_load_freeze(struct pcierr_state *s, const char *key,
 		rec.count = (unsigned int) sqlite3_column_int(st, 0);
 		rec.first_usec = (pcierr_usec_t) sqlite3_column_int64(st, 1);
 		rec.last_usec = (pcierr_usec_t) sqlite3_column_int64(st, 2);
+		rec.error_gen = (uint32_t) sqlite3_column_int64(st, 3);
 		found = 1;
 	} else if (rc != SQLITE_DONE)
 		return fail(s, rc);
@@ -485,15 +524,16 @@ int pcierr_state_save_freeze(struct pcierr_state *s, const char *key,
 	r = write_begin(s);
 	if (r < 0)
 		return r;
-	r = prepare(s, "INSERT INTO freeze (identity, count, first_usec, last_usec) "
-		    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (identity) DO UPDATE SET "
+	r = prepare(s, "INSERT INTO freeze (identity, count, first_usec, last_usec, error_gen) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (identity) DO UPDATE SET "
 		    "count = excluded.count, first_usec = excluded.first_usec, "
-		    "last_usec = excluded.last_usec", &st);
+		    "last_usec = excluded.last_usec, error_gen = excluded.error_gen", &st);
 	if (r >= 0) {
 		if (sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_bind_int64(st, 2, rec->count) != SQLITE_OK ||
 		    sqlite3_bind_int64(st, 3, (sqlite3_int64) rec->first_usec) != SQLITE_OK ||
-		    sqlite3_bind_int64(st, 4, (sqlite3_int64) rec->last_usec) != SQLITE_OK)
+		    sqlite3_bind_int64(st, 4, (sqlite3_int64) rec->last_usec) != SQLITE_OK ||
+		    sqlite3_bind_int64(st, 5, (sqlite3_int64) rec->error_gen) != SQLITE_OK)
 			r = fail(s, SQLITE_ERROR);
 		else
 			r = step_done(s, st);
@@ -536,27 +576,31 @@ int pcierr_state_enable(struct pcierr_state *s, const char *key)
 
 int pcierr_state_disable(struct pcierr_state *s, const char *key,
 			 enum pcierr_policy_reason reason, const char *message,
-			 pcierr_usec_t since_usec)
+			 pcierr_usec_t since_usec, const char *pe, const char *device)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r;
 
 	if (!s || !key_ok(key) || (int) reason < 0 || reason >= __PCIERR_REASON_MAX ||
-	    !opt_str_ok(message, PCIERR_STATE_MESSAGE_MAX) || !usec_ok(since_usec))
+	    !opt_str_ok(message, PCIERR_STATE_MESSAGE_MAX) || !usec_ok(since_usec) ||
+	    !opt_str_ok(pe, PCIERR_ADDR_MAX) || !opt_str_ok(device, PCIERR_ADDR_MAX))
 		return -EINVAL;
 
 	r = write_begin(s);
 	if (r < 0)
 		return r;
-	r = prepare(s, "INSERT INTO disabled (identity, reason, message, since_usec) "
-		    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (identity) DO UPDATE SET "
+	r = prepare(s, "INSERT INTO disabled (identity, reason, message, since_usec, pe, device) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (identity) DO UPDATE SET "
 		    "reason = excluded.reason, message = excluded.message, "
-		    "since_usec = excluded.since_usec", &st);
+		    "since_usec = excluded.since_usec, pe = excluded.pe, "
+		    "device = excluded.device", &st);
 	if (r >= 0) {
 		if (sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_bind_int(st, 2, (int) reason) != SQLITE_OK ||
 		    sqlite3_bind_text(st, 3, message ? message : "", -1, SQLITE_STATIC) != SQLITE_OK ||
-		    sqlite3_bind_int64(st, 4, (sqlite3_int64) since_usec) != SQLITE_OK)
+		    sqlite3_bind_int64(st, 4, (sqlite3_int64) since_usec) != SQLITE_OK ||
+		    sqlite3_bind_text(st, 5, pe ? pe : "", -1, SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(st, 6, device ? device : "", -1, SQLITE_STATIC) != SQLITE_OK)
 			r = fail(s, SQLITE_ERROR);
 		else
 			r = step_done(s, st);
@@ -564,25 +608,23 @@ int pcierr_state_disable(struct pcierr_state *s, const char *key,
 	return write_end(s, r);
 }
 
-int pcierr_state_list_disabled(struct pcierr_state *s,
-			       struct pcierr_disabled **ret, size_t *n)
+/* list (addr NULL) or find (addr) */
+static int get_disabled(struct pcierr_state *s, const char *addr,
+			struct pcierr_disabled **ret, size_t *n)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_free_ struct pcierr_disabled *a = NULL;
 	size_t len = 0, cap = 0;
 	int r, rc;
 
-	if (!s || !ret || !n)
-		return -EINVAL;
-	r = prepare(s, "SELECT identity, reason, message, since_usec FROM disabled "
+	r = prepare(s, "SELECT " DISABLED_COLUMNS " FROM disabled "
+		    "WHERE ?1 IS NULL OR pe = ?1 COLLATE NOCASE OR device = ?1 COLLATE NOCASE "
 		    "ORDER BY since_usec, identity", &st);
 	if (r < 0)
 		return r;
+	if (bind_opt_text(st, 1, addr) != SQLITE_OK)
+		return fail(s, SQLITE_ERROR);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const unsigned char *k = sqlite3_column_text(st, 0);
-		const unsigned char *m = sqlite3_column_text(st, 2);
-		struct pcierr_disabled *d;
-
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
 			struct pcierr_disabled *na = reallocarray(a, ncap, sizeof(*a));
@@ -592,12 +634,7 @@ int pcierr_state_list_disabled(struct pcierr_state *s,
 			a = na;
 			cap = ncap;
 		}
-		d = &a[len++];
-		memset(d, 0, sizeof(*d));
-		snprintf(d->key, sizeof(d->key), "%s", k ? (const char *) k : "");
-		d->reason = (enum pcierr_policy_reason) sqlite3_column_int(st, 1);
-		snprintf(d->message, sizeof(d->message), "%s", m ? (const char *) m : "");
-		d->since_usec = (pcierr_usec_t) sqlite3_column_int64(st, 3);
+		read_disabled(st, &a[len++]);
 	}
 	if (rc != SQLITE_DONE)
 		return fail(s, rc);
@@ -605,6 +642,22 @@ int pcierr_state_list_disabled(struct pcierr_state *s,
 	*ret = len ? TAKE_PTR(a) : NULL;
 	*n = len;
 	return 0;
+}
+
+int pcierr_state_list_disabled(struct pcierr_state *s,
+			       struct pcierr_disabled **ret, size_t *n)
+{
+	if (!s || !ret || !n)
+		return -EINVAL;
+	return get_disabled(s, NULL, ret, n);
+}
+
+int pcierr_state_find_disabled(struct pcierr_state *s, const char *addr,
+			       struct pcierr_disabled **ret, size_t *n)
+{
+	if (!s || !addr_ok(addr) || !ret || !n)
+		return -EINVAL;
+	return get_disabled(s, addr, ret, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -633,16 +686,6 @@ int pcierr_history_kind_from_string(const char *str)
 		if (strcmp(str, kind_names[i]) == 0)
 			return (int) i;
 	return -EINVAL;
-}
-
-static bool addr_ok(const char *a)
-{
-	return str_ok(a, PCIERR_ADDR_MAX, false);
-}
-
-static int bind_opt_text(sqlite3_stmt *st, int i, const char *str)
-{
-	return str ? sqlite3_bind_text(st, i, str, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
 }
 
 int pcierr_state_append_history(struct pcierr_state *s,
@@ -702,7 +745,7 @@ int pcierr_state_query_history(struct pcierr_state *s,
 
 	if (!s || !f || !cb || !usec_ok(f->since_usec) ||
 	    (f->pe && !addr_ok(f->pe)) || (f->device && !addr_ok(f->device)) ||
-	    f->limit > (size_t) INT64_MAX)
+	    (f->address && !addr_ok(f->address)) || f->limit > (size_t) INT64_MAX)
 		return -EINVAL;
 
 	/* the newest `limit` matching, given back oldest first */
@@ -711,6 +754,8 @@ int pcierr_state_query_history(struct pcierr_state *s,
 		    "         duration_usec, errno, message FROM history"
 		    "  WHERE time_usec >= ?1 AND (?2 IS NULL OR pe = ?2)"
 		    "    AND (?3 IS NULL OR device = ?3)"
+		    "    AND (?5 IS NULL OR pe = ?5 COLLATE NOCASE"
+		    "         OR device = ?5 COLLATE NOCASE)"
 		    "  ORDER BY time_usec DESC, id DESC LIMIT ?4"
 		    ") ORDER BY time_usec, id", &st);
 	if (r < 0)
@@ -718,7 +763,8 @@ int pcierr_state_query_history(struct pcierr_state *s,
 	if (sqlite3_bind_int64(st, 1, (sqlite3_int64) f->since_usec) != SQLITE_OK ||
 	    bind_opt_text(st, 2, f->pe) != SQLITE_OK ||
 	    bind_opt_text(st, 3, f->device) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 4, f->limit ? (sqlite3_int64) f->limit : -1) != SQLITE_OK)
+	    sqlite3_bind_int64(st, 4, f->limit ? (sqlite3_int64) f->limit : -1) != SQLITE_OK ||
+	    bind_opt_text(st, 5, f->address) != SQLITE_OK)
 		return fail(s, SQLITE_ERROR);
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

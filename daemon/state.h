@@ -3,8 +3,10 @@
  * pcierrd's state store: what survives a restart, a reboot or a kill -9
  * (issue 3 "State that survives", design §4/§6). One SQLite 3 database,
  * normally /var/lib/pcierr/state.db, holding
- *   - the freeze record of every device identity (count, first, last),
- *   - the identities disabled until `pcierrctl enable` (reason, message),
+ *   - the freeze record of every device identity (count, first, last,
+ *     the device's error generation),
+ *   - the identities disabled until `pcierrctl enable` (reason, message,
+ *     the PE and device address they had then),
  *   - a history of events, recoveries and their steps.
  *
  * Durability: WAL journal with synchronous=FULL: once a write function or
@@ -41,7 +43,7 @@
 #include "policy.h"
 
 /* The schema version this code writes (PRAGMA user_version) */
-#define PCIERR_STATE_SCHEMA_VERSION	1
+#define PCIERR_STATE_SCHEMA_VERSION	2
 
 /* Size limits, with the NUL */
 #define PCIERR_IDENTITY_KEY_MAX		64
@@ -123,8 +125,8 @@ bool pcierr_state_in_transaction(const struct pcierr_state *s);
  * Freeze records, by identity key. load: 1 and *ret filled when a record
  * exists, 0 and *ret zeroed when not; ret->disabled is whether the identity
  * is disabled (from the disabled table, also when there is no record).
- * save: insert or replace count/first_usec/last_usec; rec->disabled is not
- * stored (use pcierr_state_disable()). count above INT32_MAX or times above
+ * save: insert or replace count/first_usec/last_usec/error_gen;
+ * rec->disabled is not stored (use pcierr_state_disable()). count above INT32_MAX or times above
  * INT64_MAX (a negative value cast) are -EINVAL.
  * clear: forget the record (ClearFreezeCount): 1 when there was one, else 0.
  */
@@ -140,23 +142,32 @@ struct pcierr_disabled {
 	enum pcierr_policy_reason reason;
 	char message[PCIERR_STATE_MESSAGE_MAX];
 	pcierr_usec_t since_usec;
+	char pe[PCIERR_ADDR_MAX];	/* the PE's address when disabled */
+	char device[PCIERR_ADDR_MAX];	/* the device's; "" when unknown */
 };
 
 /*
- * disable: mark (or re-mark: reason, message and time replaced) the
- * identity disabled; message may be NULL (""). enable: remove the mark,
- * 1 when there was one, else 0 (the freeze record is kept: clear it
- * separately). is_disabled: 1 (and *ret filled when ret is not NULL) or 0.
- * list: all of them ordered by since_usec then key, in one array to free()
- * (*ret NULL when *n is 0).
+ * disable: mark (or re-mark: reason, message, time, pe and device
+ * replaced) the identity disabled; message may be NULL (""); pe and device
+ * are the addresses of the PE and of the device when it was disabled
+ * (normalised lower-case "DDDD:BB:DD.F", < PCIERR_ADDR_MAX; NULL: "").
+ * enable: remove the mark, 1 when there was one, else 0 (the freeze record
+ * is kept: clear it separately). is_disabled: 1 (and *ret filled when ret
+ * is not NULL) or 0. list: all of them ordered by since_usec then key, in
+ * one array to free() (*ret NULL when *n is 0).
+ * find: like list, only those whose pe or device is addr (compared
+ * case-insensitively; addr must not be empty), so that Enable(address)
+ * finds what was disabled at an address that has no device any more.
  */
 int pcierr_state_disable(struct pcierr_state *s, const char *key,
 			 enum pcierr_policy_reason reason, const char *message,
-			 pcierr_usec_t since_usec);
+			 pcierr_usec_t since_usec, const char *pe, const char *device);
 int pcierr_state_enable(struct pcierr_state *s, const char *key);
 int pcierr_state_is_disabled(struct pcierr_state *s, const char *key,
 			     struct pcierr_disabled *ret);
 int pcierr_state_list_disabled(struct pcierr_state *s,
+			       struct pcierr_disabled **ret, size_t *n);
+int pcierr_state_find_disabled(struct pcierr_state *s, const char *addr,
 			       struct pcierr_disabled **ret, size_t *n);
 
 enum pcierr_history_kind {
@@ -197,15 +208,19 @@ int pcierr_state_append_history(struct pcierr_state *s,
 				int64_t *ret_id);
 
 /*
- * Which entries a query returns: time_usec >= since_usec, and the given
- * pe and/or device when not NULL. limit 0: all; else the newest limit
- * entries. Entries always come oldest first (time_usec, then id).
+ * Which entries a query returns: time_usec >= since_usec, and, for each of
+ * pe, device and address that is not NULL (all must hold): pe is pe,
+ * device is device (both exact), pe or device is address (compared
+ * case-insensitively: the history of a slot or a device by one address).
+ * limit 0: all; else the newest limit entries. Entries always come oldest
+ * first (time_usec, then id).
  */
 struct pcierr_history_filter {
 	pcierr_usec_t since_usec;
 	const char *pe;
 	const char *device;
 	size_t limit;
+	const char *address;		/* either pe or device equals it */
 };
 
 /*

@@ -22,6 +22,8 @@
 #define SEC(x)	((pcierr_usec_t)(x) * PCIERR_USEC_PER_SEC)
 #define MSEC(x)	((pcierr_usec_t)(x) * PCIERR_USEC_PER_MSEC)
 #define T0	SEC(1700000000)		/* the base of every scenario's clock */
+/* every device's error generation, kept through the effects */
+#define ERROR_GEN(i)	(0xfffffff0U + (unsigned int)(i))
 
 #define H(x)	(1U << PCIERR_HANDLER_##x)
 #define H_ALL	(H(ERROR_DETECTED) | H(MMIO_ENABLED) | H(SLOT_RESET) | H(RESUME))
@@ -66,6 +68,8 @@ struct in {
 	enum pcierr_step step;
 	int error;
 	enum pcierr_result res[MAXD];	/* UNSPEC: not in the results */
+	enum pcierr_policy_freeze_kind fk;	/* FREEZE, PERM */
+	enum pcierr_reset_type rtype;		/* ... ADMIN */
 };
 
 #define FREEZE(tt, d)	{ .kind = IN_FREEZE, .t = (tt), .named = (d) + 1 }
@@ -79,6 +83,20 @@ struct in {
 #define REP_ERR(s, e)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, .error = (e) }
 #define OP(c)		{ .kind = IN_OP, .op = PCIERR_CMD_##c }
 #define OP_ERR(c, e)	{ .kind = IN_OP, .op = PCIERR_CMD_##c, .error = (e) }
+#define OP_AT(tt, c)	{ .kind = IN_OP, .t = (tt), .op = PCIERR_CMD_##c }
+#define REP_AT(tt, s, ...) { .kind = IN_OP, .t = (tt), .op = PCIERR_CMD_REPORT, \
+			  .step = PCIERR_STEP_##s, .res = { __VA_ARGS__ } }
+/* found frozen by a resync after a restart (counted before) */
+#define COUNTED(tt, d)	{ .kind = IN_FREEZE, .t = (tt), .named = (d) + 1, \
+			  .fk = PCIERR_FREEZE_COUNTED }
+#define COUNTED_PE(tt)	{ .kind = IN_FREEZE, .t = (tt), .named = 0, .fk = PCIERR_FREEZE_COUNTED }
+#define COUNTED_PERM(tt, ms) { .kind = IN_PERM, .t = (tt), .named = 1, .tu = (ms), \
+			  .fk = PCIERR_FREEZE_COUNTED }
+#define COUNTED_PERM_EMPTY(tt) { .kind = IN_PERM, .t = (tt), .named = 1, .empty = true, \
+			  .fk = PCIERR_FREEZE_COUNTED }
+/* an administrator's Reset of the PE, of reset type r */
+#define ADMIN(tt, r)	{ .kind = IN_FREEZE, .t = (tt), .named = 0, .fk = PCIERR_FREEZE_ADMIN, \
+			  .rtype = PCIERR_RESET_##r }
 #define WAIT_DONE	{ .kind = IN_WAIT_DONE }
 #define TIMEOUT		{ .kind = IN_TIMEOUT }
 #define SLOT_EMPTY	{ .kind = IN_SLOT_EMPTY }
@@ -101,13 +119,16 @@ struct exp {
 	unsigned int mask;		/* ... or these device indices */
 	pcierr_usec_t timeout;		/* 0: not checked */
 	const char *msg;		/* substring of out.message */
+	pcierr_usec_t duration;		/* DONE; 0: not checked */
 };
 
 #define X_NOTHING(r)	{ .action = PCIERR_ACTION_NOTHING, .reason = PCIERR_REASON_##r }
 #define X_REPORT(s)	{ .action = PCIERR_ACTION_REPORT, .step = PCIERR_STEP_##s }
+#define X_REPORT_MSG(s, m) { .action = PCIERR_ACTION_REPORT, .step = PCIERR_STEP_##s, .msg = (m) }
 #define X_ENABLE_IO	{ .action = PCIERR_ACTION_ENABLE_IO }
 #define X_RESET(t)	{ .action = PCIERR_ACTION_RESET, .reset = PCIERR_RESET_##t }
 #define X_REMOVE_ALL	{ .action = PCIERR_ACTION_REMOVE, .all = true }
+#define X_REMOVE_ALL_MSG(m) { .action = PCIERR_ACTION_REMOVE, .all = true, .msg = (m) }
 #define X_REMOVE(m)	{ .action = PCIERR_ACTION_REMOVE, .mask = (m) }
 #define X_UDEV_ALL	{ .action = PCIERR_ACTION_WAIT_UDEV, .all = true, \
 			  .timeout = PCIERR_POLICY_UDEV_SETTLE_USEC }
@@ -119,6 +140,8 @@ struct exp {
 #define X_DISABLE_MSG(r, m) { .action = PCIERR_ACTION_DISABLE, .reason = PCIERR_REASON_##r, .msg = (m) }
 #define X_DONE_OK	{ .action = PCIERR_ACTION_DONE, .recovered = true, \
 			  .reason = PCIERR_REASON_RECOVERED }
+#define X_DONE_OK_IN(us) { .action = PCIERR_ACTION_DONE, .recovered = true, \
+			  .reason = PCIERR_REASON_RECOVERED, .duration = (us) }
 #define X_DONE_FAIL(r)	{ .action = PCIERR_ACTION_DONE, .reason = PCIERR_REASON_##r }
 #define X_STUCK		{ .action = PCIERR_ACTION_STUCK }
 
@@ -640,6 +663,248 @@ static const struct scenario scenarios[] = {
 		{ AER(0, BEGIN), X_NOTHING(KERNEL) },
 		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "2" },
 		{ AER(SEC(2), SUCCESSFUL), X_REPORT(ERROR_DETECTED) } } },
+	/* ---------------- a resync after a restart: COUNTED ---------------- */
+	{ "COUNTED under the limit: recovered, not counted again",
+	  .devs = { HIST("0000:01:00.0", 3, 0) },
+	  .steps = {
+		{ COUNTED(SEC(60), 0), X_REPORT(ERROR_DETECTED), "3" },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "3" } } },
+	{ "COUNTED at the limit (count = MaxFreezes): still recovered",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = { { COUNTED(SEC(60), 0), X_REPORT(ERROR_DETECTED), "5" } } },
+	{ "COUNTED over the limit: disabled, reseat or replace",
+	  .devs = { HIST("0000:01:00.0", 6, 0) },
+	  .steps = {
+		{ COUNTED(SEC(60), 0), X_DISABLE_MSG(TOO_MANY_FREEZES, "reseating or replacing"), "6d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "COUNTED over the limit long after the last freeze: still disabled",
+	  .devs = { HIST("0000:01:00.0", 6, 0) },
+	  .steps = { { COUNTED(SEC(86400), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" } } },
+	{ "COUNTED over a MaxFreezes lowered since: disabled",
+	  .config = "[Device 8086:10d3]\nMaxFreezes=2\n",
+	  .devs = { HIST("0000:01:00.0", 3, 0) },
+	  .steps = { { COUNTED(SEC(1), 0), X_DISABLE(TOO_MANY_FREEZES), "3d" } } },
+	{ "COUNTED naming a device: only its count is looked at",
+	  .devs = { HIST("0000:01:00.0", 6, 0), HIST("0000:01:00.1", 1, 0) },
+	  .steps = { { COUNTED(SEC(1), 1), X_REPORT(ERROR_DETECTED), "6,1" } } },
+	{ "COUNTED for the whole PE: every device's count",
+	  .devs = { HIST("0000:01:00.0", 1, 0), HIST("0000:01:00.1", 6, 0) },
+	  .steps = {
+		{ COUNTED_PE(SEC(1)), X_DISABLE_MSG(TOO_MANY_FREEZES, "0000:01:00.1"), "1,6d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "COUNTED with Recover=no: nothing, not disabled",
+	  .config = "[Device 8086:10d3]\nRecover=no\n",
+	  .devs = { HIST("0000:01:00.0", 6, 0) },
+	  .steps = { { COUNTED(SEC(1), 0), X_NOTHING(RECOVER_OFF), "6" } } },
+	{ "COUNTED with an identity disabled earlier: disabled again",
+	  .devs = { { .addr = "0000:01:00.0", .bound = true, .handlers = H_ALL, .count = 2,
+		      .disabled = true } },
+	  .steps = {
+		{ COUNTED(SEC(1), 0), X_DISABLE_MSG(IDENTITY_DISABLED, "pcierrctl enable"), "2d" },
+		DISABLE_DONE(IDENTITY_DISABLED) } },
+	{ "COUNTED perm_failure, time_unavail 3000 ms: wait, then recovered",
+	  .devs = { HIST("0000:01:00.0", 1, 0) },
+	  .steps = {
+		{ COUNTED_PERM(SEC(1), 3000), X_WAIT(MSEC(3000)), "1" },
+		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) } } },
+	{ "COUNTED perm_failure, time_unavail 0: permanent",
+	  .devs = { HIST("0000:01:00.0", 1, 0) },
+	  .steps = {
+		{ COUNTED_PERM(SEC(1), 0), X_DISABLE(PERM_FAILURE), "1d" },
+		DISABLE_DONE(PERM_FAILURE) } },
+	{ "COUNTED perm_failure on an empty slot: false alarm",
+	  .devs = { HIST("0000:01:00.0", 1, 0) },
+	  .steps = { { COUNTED_PERM_EMPTY(SEC(1)), X_NOTHING(FALSE_ALARM), "1" } } },
+	{ "COUNTED: the recovery's clock starts at the resync",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ COUNTED(SEC(100), 0), X_REPORT(ERROR_DETECTED), "0" },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP_AT(SEC(101), RESET), X_REPORT(SLOT_RESET) },
+		{ REP_AT(SEC(102), SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP_AT(SEC(103), RESUME, NO), X_DONE_OK_IN(SEC(3)), "0" } } },
+	{ "COUNTED, then a new freeze during the recovery: that one counts",
+	  .devs = { HIST("0000:01:00.0", 2, 0) },
+	  .steps = {
+		{ COUNTED(SEC(1), 0), X_REPORT(ERROR_DETECTED), "2" },
+		{ FREEZE(SEC(2), 0), X_NOTHING(FOLDED), "3" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
+
+	/* ---------------- an administrator's Reset: ADMIN ---------------- */
+	{ "ADMIN: CAN_RECOVER answers still go through a reset, not counted",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, UNSPEC), X_REPORT_MSG(ERROR_DETECTED, "reset requested"), "0" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "0" } } },
+	{ "ADMIN hot reset",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ ADMIN(0, HOT), X_REPORT(ERROR_DETECTED), "0,0" },
+		{ REP(ERROR_DETECTED, CR, CR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO, NO), X_DONE_OK, "0,0" } } },
+	{ "ADMIN fundamental on a PE that has it: fundamental first",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, FUNDAMENTAL), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK } } },
+	{ "ADMIN fundamental, still failing: no bigger hammer, disabled",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, FUNDAMENTAL), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NR), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, NR), X_DISABLE_MSG(RESET_FAILED, "fundamental"), "0d" },
+		DISABLE_DONE(RESET_FAILED) } },
+	{ "ADMIN fundamental on a PE without it: hot",
+	  .rt = RT_HOT,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, FUNDAMENTAL), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
+	{ "ADMIN hot on a PE with only fundamental: fundamental",
+	  .rt = RT_FUND,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, HOT), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_RESET(FUNDAMENTAL) } } },
+	{ "ADMIN hot, still failing after it: fundamental next",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, HOT), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, NR), X_RESET(FUNDAMENTAL) } } },
+	{ "ADMIN on a PE without any reset: disabled",
+	  .rt = RT_NONE,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, UNSPEC), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_DISABLE(NO_RESET), "0d" } } },
+	{ "ADMIN with Recover=no: done all the same",
+	  .config = "[Device 8086:10d3]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, UNSPEC), X_REPORT(ERROR_DETECTED), "0" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "0" } } },
+	{ "ADMIN on an identity disabled earlier: disabled",
+	  .devs = { AWARE("0000:01:00.0"),
+		    { .addr = "0000:01:00.1", .bound = true, .handlers = H_ALL, .count = 6,
+		      .disabled = true } },
+	  .steps = {
+		{ ADMIN(0, HOT), X_DISABLE_MSG(IDENTITY_DISABLED, "0000:01:00.1"), "0,6d" },
+		DISABLE_DONE(IDENTITY_DISABLED) } },
+	{ "ADMIN is no limit check: a count above MaxFreezes is reset",
+	  .devs = { HIST("0000:01:00.0", 6, 0) },
+	  .steps = {
+		{ ADMIN(SEC(1), UNSPEC), X_REPORT(ERROR_DETECTED), "6" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
+	{ "ADMIN ignores the channel state (perm_failure, empty slot)",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ { .kind = IN_PERM, .t = 0, .empty = true, .fk = PCIERR_FREEZE_ADMIN },
+		  X_REPORT(ERROR_DETECTED), "0" } } },
+	{ "ADMIN, all drivers without handlers: full hotplug with the reset asked for",
+	  .devs = { NO_HANDLERS("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, FUNDAMENTAL), X_REMOVE_ALL_MSG("reset requested"), "0" },
+		{ OP(REMOVE), X_UDEV_ALL },
+		{ WAIT_DONE, X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_RESCAN },
+		{ OP(RESCAN), X_DONE_OK, "0" } } },
+	{ "ADMIN, some unaware: partial hotplug with the reset asked for",
+	  .devs = { AWARE("0000:02:00.0"), NO_HANDLERS("0000:02:01.0") },
+	  .steps = {
+		{ ADMIN(0, FUNDAMENTAL), X_REPORT(ERROR_DETECTED), "0,0" },
+		{ REP(ERROR_DETECTED, CR, NO), X_REMOVE(1U << 1) },
+		{ OP(REMOVE), X_UDEV(1U << 1) },
+		{ WAIT_DONE, X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_RESCAN },
+		{ OP(RESCAN), X_DONE_OK, "0,0" } } },
+	{ "ADMIN and COUNTED on a busy PE: ignored",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED), "1" },
+		{ ADMIN(SEC(1), HOT), X_NOTHING(IGNORED), "1" },
+		{ COUNTED(SEC(2), 0), X_NOTHING(IGNORED), "1" },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },	/* no reset forced */
+		{ ADMIN(SEC(3), FUNDAMENTAL), X_NOTHING(IGNORED) },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "1" } } },
+	{ "ADMIN and COUNTED while waiting out time_unavail: ignored",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ PERM(0, 3000), X_WAIT(MSEC(3000)), "1" },
+		{ ADMIN(SEC(1), HOT), X_NOTHING(IGNORED), "1" },
+		{ COUNTED(SEC(1), 0), X_NOTHING(IGNORED), "1" },
+		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO } } },
+	{ "ADMIN during the kernel's AER recovery: ignored",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER(0, BEGIN), X_NOTHING(KERNEL), "1" },
+		{ ADMIN(SEC(1), HOT), X_NOTHING(IGNORED), "1" },
+		{ AER(SEC(2), SUCCESSFUL), X_DONE_OK, "1" } } },
+	{ "a freeze folded into an ADMIN recovery after its reset: next hammer",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, HOT), X_REPORT(ERROR_DETECTED), "0" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "1" },
+		{ REP(SLOT_RESET, RC), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "1" } } },
+	{ "a freeze folded into an ADMIN recovery before its reset: that reset answers it",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, UNSPEC), X_REPORT(ERROR_DETECTED), "0" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "1" },
+		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ FREEZE(SEC(2), 0), X_NOTHING(FOLDED), "2" },
+		{ REP(RESUME, NO), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "2" } } },
+	{ "a freeze past the limit folded into an ADMIN recovery: disabled",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = {
+		{ ADMIN(SEC(1), UNSPEC), X_REPORT(ERROR_DETECTED), "5" },
+		{ FREEZE(SEC(2), 0), X_NOTHING(FOLDED), "6d" },
+		{ REP(ERROR_DETECTED, CR), X_DISABLE(TOO_MANY_FREEZES) },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "after an ADMIN recovery the next freeze is an ordinary one",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ ADMIN(0, FUNDAMENTAL), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_RESET(FUNDAMENTAL) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_DONE_OK, "0" },
+		CAN_RECOVER_PATH(SEC(10)),
+		{ FREEZE(SEC(20), 0), X_REPORT(ERROR_DETECTED), "2" },
+		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) } } },
+
 	{ "AER with Recover=no: recorded only",
 	  .config = "[Device 0000:01:00.0]\nRecover=no\n",
 	  .devs = { AWARE("0000:01:00.0") },
@@ -737,6 +1002,7 @@ START_TEST(test_scenario)
 			.first_usec = T0 + d->last,
 			.last_usec = T0 + d->last,
 			.disabled = d->disabled,
+			.error_gen = ERROR_GEN(i),
 		};
 		pe.n_devices++;
 	}
@@ -761,12 +1027,16 @@ START_TEST(test_scenario)
 			ev.type = PCIERR_POLICY_EV_FREEZE;
 			ev.state = PCIERR_STATE_FROZEN;
 			ev.slot_empty = in->empty;
+			ev.freeze_kind = in->fk;
+			ev.reset_type = in->rtype;
 			break;
 		case IN_PERM:
 			ev.type = PCIERR_POLICY_EV_FREEZE;
 			ev.state = PCIERR_STATE_PERM_FAILURE;
 			ev.time_unavail_ms = in->tu;
 			ev.slot_empty = in->empty;
+			ev.freeze_kind = in->fk;
+			ev.reset_type = in->rtype;
 			break;
 		case IN_AER:
 			ev.type = PCIERR_POLICY_EV_AER;
@@ -832,6 +1102,11 @@ START_TEST(test_scenario)
 				      pcierr_policy_reason_to_string(out->reason), x->recovered,
 				      pcierr_policy_reason_to_string(x->reason));
 			ck_assert_msg(rec.phase == PCIERR_PHASE_IDLE, "%s: not idle after DONE", ctx);
+			if (x->duration)
+				ck_assert_msg(out->duration_usec == x->duration,
+					      "%s: duration %llu, expected %llu", ctx,
+					      (unsigned long long)out->duration_usec,
+					      (unsigned long long)x->duration);
 			break;
 		default:
 			break;
@@ -862,6 +1137,15 @@ START_TEST(test_scenario)
 			const struct pcierr_policy_effect *ef = &out->effects[e];
 
 			ck_assert_uint_lt(ef->device, pe.n_devices);
+			/* pcierrd's error generation is carried through */
+			ck_assert_msg(ef->record.error_gen == ERROR_GEN(ef->device),
+				      "%s: effect on device %u changed error_gen to %u", ctx,
+				      ef->device, ef->record.error_gen);
+			/* a resync or a Reset records no freeze */
+			ck_assert_msg(ev.type != PCIERR_POLICY_EV_FREEZE ||
+				      ev.freeze_kind == PCIERR_FREEZE_DETECTED ||
+				      ef->type != PCIERR_EFFECT_FREEZE_RECORDED,
+				      "%s: a freeze recorded for freeze kind %d", ctx, ev.freeze_kind);
 			devs[ef->device].history = ef->record;
 			if (ef->type == PCIERR_EFFECT_IDENTITY_DISABLED)
 				ck_assert_msg(ef->record.disabled && ef->reason != PCIERR_REASON_NONE,
@@ -993,6 +1277,15 @@ START_TEST(test_bad_input)
 	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), -EINVAL);
 	ck_assert_int_eq(pcierr_policy_step(NULL, &pe, &rec, &ev, out), -EINVAL);
 	ck_assert_int_eq(rec.phase, PCIERR_PHASE_IDLE);
+	ev.type = PCIERR_POLICY_EV_FREEZE;
+	ev.freeze_kind = __PCIERR_FREEZE_KIND_MAX;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), -EINVAL);
+	ev.freeze_kind = PCIERR_FREEZE_ADMIN;
+	ev.reset_type = __PCIERR_RESET_MAX;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), -EINVAL);
+	ev.reset_type = PCIERR_RESET_UNSPEC;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(out->action, PCIERR_ACTION_REPORT);	/* a PE without devices */
 	free(out);
 }
 END_TEST

@@ -111,7 +111,7 @@ START_TEST(test_open_create)
 	ck_assert_int_eq(access(dbpath, F_OK), -1);
 	s = open_db();
 	ck_assert_int_eq(access(dbpath, F_OK), 0);
-	ck_assert_int_eq(pcierr_state_schema_version(s), 1);
+	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
 	ck_assert_int_eq(pcierr_state_schema_version(s), PCIERR_STATE_SCHEMA_VERSION);
 	ck_assert_str_eq(pcierr_state_errmsg(s), "");
 	ck_assert(!pcierr_state_in_transaction(s));
@@ -119,15 +119,15 @@ START_TEST(test_open_create)
 	ck_assert_ptr_null(s);
 
 	/* persistent settings, seen from outside */
-	ck_assert_int_eq(raw_int("PRAGMA user_version"), 1);
+	ck_assert_int_eq(raw_int("PRAGMA user_version"), 2);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
 
 	/* opening again migrates nothing and keeps the version */
 	s = open_db();
-	ck_assert_int_eq(pcierr_state_schema_version(s), 1);
+	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
 
 	ck_assert_int_eq(pcierr_state_open(":memory:", &m), 0);
-	ck_assert_int_eq(pcierr_state_schema_version(m), 1);
+	ck_assert_int_eq(pcierr_state_schema_version(m), 2);
 }
 END_TEST
 
@@ -140,9 +140,11 @@ START_TEST(test_reopen_keeps_data)
 	size_t n = 0;
 	int64_t id = 0;
 
+	r0.error_gen = 17;
 	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_A, &r0), 0);
 	ck_assert_int_eq(pcierr_state_disable(s, KEY_B, PCIERR_REASON_TOO_MANY_FREEZES,
-					      "reseat or replace it", T0 + 7), 0);
+					      "reseat or replace it", T0 + 7,
+					      "0000:00:02.0", "0000:01:00.1"), 0);
 	ck_assert_int_eq(pcierr_state_append_history(s, &(struct pcierr_history_entry) {
 		.time_usec = T0, .pe = "0000:00:02.0", .device = "0000:01:00.0",
 		.kind = PCIERR_HISTORY_RECOVERY, .result = "recovered",
@@ -157,12 +159,15 @@ START_TEST(test_reopen_keeps_data)
 	ck_assert_uint_eq(got.count, 3);
 	ck_assert_uint_eq(got.first_usec, T0);
 	ck_assert_uint_eq(got.last_usec, T0 + 42);
+	ck_assert_uint_eq(got.error_gen, 17);
 	ck_assert(!got.disabled);
 	ck_assert_int_eq(pcierr_state_is_disabled(s, KEY_B, &d), 1);
 	ck_assert_str_eq(d.key, KEY_B);
 	ck_assert_int_eq(d.reason, PCIERR_REASON_TOO_MANY_FREEZES);
 	ck_assert_str_eq(d.message, "reseat or replace it");
 	ck_assert_uint_eq(d.since_usec, T0 + 7);
+	ck_assert_str_eq(d.pe, "0000:00:02.0");
+	ck_assert_str_eq(d.device, "0000:01:00.1");
 	ck_assert_int_eq(pcierr_state_get_history(s, &(struct pcierr_history_filter) {}, &h, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(h[0].id, id);
@@ -211,6 +216,296 @@ START_TEST(test_not_a_database)
 }
 END_TEST
 
+/*
+ * A database as pcierrd with schema 1 left it: the schema of version 1,
+ * verbatim (migrations[0] of that release), and some rows.
+ */
+static const char v1_schema[] =
+	"CREATE TABLE freeze ("
+	"  identity TEXT PRIMARY KEY NOT NULL,"
+	"  count INTEGER NOT NULL CHECK (count >= 0),"
+	"  first_usec INTEGER NOT NULL CHECK (first_usec >= 0),"
+	"  last_usec INTEGER NOT NULL CHECK (last_usec >= 0)"
+	");"
+	"CREATE TABLE disabled ("
+	"  identity TEXT PRIMARY KEY NOT NULL,"
+	"  reason INTEGER NOT NULL CHECK (reason >= 0),"
+	"  message TEXT NOT NULL DEFAULT '',"
+	"  since_usec INTEGER NOT NULL CHECK (since_usec >= 0)"
+	");"
+	"CREATE TABLE history ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  time_usec INTEGER NOT NULL CHECK (time_usec >= 0),"
+	"  pe TEXT NOT NULL,"
+	"  device TEXT,"
+	"  kind TEXT NOT NULL CHECK (kind IN"
+	"    ('event', 'recovery', 'step', 'disable', 'enable')),"
+	"  step TEXT,"
+	"  result TEXT,"
+	"  results TEXT,"
+	"  duration_usec INTEGER NOT NULL DEFAULT 0 CHECK (duration_usec >= 0),"
+	"  errno INTEGER NOT NULL DEFAULT 0,"
+	"  message TEXT"
+	");"
+	"CREATE INDEX history_time ON history (time_usec, id);"
+	"CREATE INDEX history_pe ON history (pe, time_usec);"
+	"CREATE INDEX history_device ON history (device, time_usec);"
+	"PRAGMA user_version = 1;";
+
+static const char v1_rows[] =
+	"INSERT INTO freeze VALUES ('" KEY_A "', 3, 1700000000000000, 1700000000000042);"
+	"INSERT INTO freeze VALUES ('" KEY_B "', 6, 1700000000000000, 1700000000000099);"
+	"INSERT INTO disabled VALUES ('" KEY_B "', 9, 'reseat or replace it', 1700000000000099);"
+	"INSERT INTO history (time_usec, pe, device, kind, message) VALUES"
+	"  (1700000000000000, '0000:00:02.0', '0000:01:00.0', 'event', 'one'),"
+	"  (1700000000000099, '0000:00:02.0', NULL, 'disable', 'two');";
+
+START_TEST(test_migrate_v1)
+{
+	_cleanup_state_ struct pcierr_state *s = NULL;
+	_cleanup_free_ struct pcierr_disabled *l = NULL;
+	struct pcierr_freeze_record got;
+	struct pcierr_history_entry *h = NULL;
+	struct pcierr_disabled d;
+	size_t n = 0;
+
+	raw_exec(v1_schema);
+	raw_exec(v1_rows);
+	ck_assert_int_eq(raw_int("PRAGMA user_version"), 1);
+
+	s = open_db();
+	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
+
+	/* the rows are intact, the new columns have their defaults */
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
+	ck_assert_uint_eq(got.count, 3);
+	ck_assert_uint_eq(got.first_usec, T0);
+	ck_assert_uint_eq(got.last_usec, T0 + 42);
+	ck_assert_uint_eq(got.error_gen, 0);
+	ck_assert(!got.disabled);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_B, &got), 1);
+	ck_assert_uint_eq(got.count, 6);
+	ck_assert_uint_eq(got.error_gen, 0);
+	ck_assert(got.disabled);
+	ck_assert_int_eq(pcierr_state_is_disabled(s, KEY_B, &d), 1);
+	ck_assert_int_eq(d.reason, PCIERR_REASON_TOO_MANY_FREEZES);	/* 9: stored as such */
+	ck_assert_str_eq(d.message, "reseat or replace it");
+	ck_assert_uint_eq(d.since_usec, T0 + 99);
+	ck_assert_str_eq(d.pe, "");
+	ck_assert_str_eq(d.device, "");
+	ck_assert_int_eq(pcierr_state_list_disabled(s, &l, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].key, KEY_B);
+	ck_assert_str_eq(l[0].pe, "");
+	free(TAKE_PTR(l));
+	/* an identity disabled before schema 2 is found by no address */
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:00:02.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(l);
+	ck_assert_int_eq(pcierr_state_get_history(s, &(struct pcierr_history_filter) {}, &h, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(h[0].kind, PCIERR_HISTORY_EVENT);
+	ck_assert_str_eq(h[0].device, "0000:01:00.0");
+	ck_assert_str_eq(h[0].message, "one");
+	ck_assert_int_eq(h[1].kind, PCIERR_HISTORY_DISABLE);
+	ck_assert_ptr_null(h[1].device);
+	ck_assert_str_eq(h[1].message, "two");
+	pcierr_history_free(h, n);
+
+	/* and the new columns work on the old rows */
+	got.error_gen = 5;
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_B, &got), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_B, PCIERR_REASON_TOO_MANY_FREEZES, NULL, T0,
+					      "0000:00:02.0", "0000:01:00.0"), 0);
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:01:00.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	s = pcierr_state_close(s);
+
+	ck_assert_int_eq(raw_int("PRAGMA user_version"), 2);
+	ck_assert_int_eq(raw_int(ROWS_SQL), 20102);
+	ck_assert_int_eq(raw_int("SELECT error_gen FROM freeze WHERE identity = '" KEY_B "'"), 5);
+	ck_assert_int_eq(raw_int("SELECT error_gen FROM freeze WHERE identity = '" KEY_A "'"), 0);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM pragma_integrity_check "
+				 "WHERE integrity_check = 'ok'"), 1);
+}
+END_TEST
+
+/* the migration to 2 fails: the database stays at 1, as it was */
+START_TEST(test_migrate_v1_fails)
+{
+	struct pcierr_state *s = NULL;
+
+	raw_exec(v1_schema);
+	raw_exec(v1_rows);
+	/* something in the way of the migration's own index */
+	raw_exec("CREATE INDEX disabled_pe ON disabled (identity)");
+
+	ck_assert_int_eq(pcierr_state_open(dbpath, &s), -EIO);
+	ck_assert_ptr_null(s);
+	ck_assert_ptr_nonnull(strstr(pcierr_state_errmsg(NULL), "disabled_pe"));
+	ck_assert_int_eq(raw_int("PRAGMA user_version"), 1);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM pragma_table_info('freeze') "
+				 "WHERE name = 'error_gen'"), 0);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM pragma_table_info('disabled') "
+				 "WHERE name IN ('pe', 'device')"), 0);
+	ck_assert_int_eq(raw_int(ROWS_SQL), 20102);
+
+	/* out of the way: it goes through */
+	raw_exec("DROP INDEX disabled_pe");
+	s = open_db();
+	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
+	pcierr_state_close(s);
+	ck_assert_int_eq(raw_int(ROWS_SQL), 20102);
+}
+END_TEST
+
+START_TEST(test_error_gen)
+{
+	_cleanup_state_ struct pcierr_state *s = open_db();
+	struct pcierr_freeze_record r = rec(2, T0, T0 + 5), got;
+	sqlite3 *db = NULL;
+
+	/* a fresh record has none */
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_A, &r), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
+	ck_assert_uint_eq(got.error_gen, 0);
+
+	r.error_gen = 1;
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_A, &r), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
+	ck_assert_uint_eq(got.error_gen, 1);
+
+	/* the full range of a u32, no sign trouble */
+	r.error_gen = UINT32_MAX;
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_A, &r), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
+	ck_assert_uint_eq(got.error_gen, UINT32_MAX);
+	ck_assert_uint_eq(got.count, 2);
+	ck_assert_int_eq(raw_int("SELECT error_gen FROM freeze"), 4294967295LL);
+
+	/* replaced by the next save, per identity */
+	r.error_gen = 0x80000000U;
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_B, &r), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
+	ck_assert_uint_eq(got.error_gen, UINT32_MAX);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_B, &got), 1);
+	ck_assert_uint_eq(got.error_gen, 0x80000000U);
+
+	/* gone with the record */
+	ck_assert_int_eq(pcierr_state_clear_freeze(s, KEY_A), 1);
+	memset(&got, 0xaa, sizeof(got));
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 0);
+	ck_assert_uint_eq(got.error_gen, 0);
+
+	/* the database refuses what is not a u32 */
+	s = pcierr_state_close(s);
+	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_ne(sqlite3_exec(db, "UPDATE freeze SET error_gen = -1", NULL, NULL, NULL),
+			 SQLITE_OK);
+	ck_assert_int_ne(sqlite3_exec(db, "UPDATE freeze SET error_gen = 4294967296", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+END_TEST
+
+START_TEST(test_find_disabled)
+{
+	_cleanup_state_ struct pcierr_state *s = open_db();
+	_cleanup_free_ struct pcierr_disabled *l = NULL;
+	struct pcierr_disabled d;
+	size_t n = 99;
+
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:00:1c.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(l);
+
+	/* two devices of one PE, another PE, one without addresses */
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_B, PCIERR_REASON_DISCONNECT, "b", T0 + 2,
+					      "0000:00:1c.0", "0000:01:00.1"), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_DISCONNECT, "a", T0 + 1,
+					      "0000:00:1c.0", "0000:01:00.0"), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_C, PCIERR_REASON_RESET_FAILED, NULL, T0 + 3,
+					      "0000:00:03.0", "0000:0A:00.0"), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, "key-d", PCIERR_REASON_PERM_FAILURE, NULL, T0,
+					      NULL, NULL), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, "key-e", PCIERR_REASON_PERM_FAILURE, NULL, T0,
+					      "0000:00:04.0", ""), 0);
+
+	ck_assert_int_eq(pcierr_state_is_disabled(s, KEY_C, &d), 1);
+	ck_assert_str_eq(d.pe, "0000:00:03.0");
+	ck_assert_str_eq(d.device, "0000:0A:00.0");
+	ck_assert_int_eq(pcierr_state_is_disabled(s, "key-d", &d), 1);
+	ck_assert_str_eq(d.pe, "");
+	ck_assert_str_eq(d.device, "");
+
+	/* by the PE: both its devices, by time */
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:00:1c.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(l[0].key, KEY_A);
+	ck_assert_str_eq(l[0].message, "a");
+	ck_assert_str_eq(l[0].pe, "0000:00:1c.0");
+	ck_assert_str_eq(l[0].device, "0000:01:00.0");
+	ck_assert_int_eq(l[0].reason, PCIERR_REASON_DISCONNECT);
+	ck_assert_uint_eq(l[0].since_usec, T0 + 1);
+	ck_assert_str_eq(l[1].key, KEY_B);
+	free(TAKE_PTR(l));
+
+	/* by a device */
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:01:00.1", &l, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].key, KEY_B);
+	free(TAKE_PTR(l));
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:00:04.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].key, "key-e");
+	free(TAKE_PTR(l));
+
+	/* case does not matter, either way */
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:0a:00.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].key, KEY_C);
+	free(TAKE_PTR(l));
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:00:1C.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	free(TAKE_PTR(l));
+
+	/* no match: unrelated, a prefix, a longer one */
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:ff:00.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(l);
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:01:00", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:01:00.10", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "%", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+
+	/* marked again somewhere else: found there only */
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, "moved",
+					      T0 + 9, "0000:00:1d.0", "0000:05:00.0"), 0);
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:01:00.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:05:00.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].message, "moved");
+	free(TAKE_PTR(l));
+
+	/* enabled: gone */
+	ck_assert_int_eq(pcierr_state_enable(s, KEY_B), 1);
+	ck_assert_int_eq(pcierr_state_find_disabled(s, "0000:00:1c.0", &l, &n), 0);
+	ck_assert_uint_eq(n, 0);
+
+	/* list gives the addresses too */
+	ck_assert_int_eq(pcierr_state_list_disabled(s, &l, &n), 0);
+	ck_assert_uint_eq(n, 4);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(l[i].key, KEY_A)) {
+			ck_assert_str_eq(l[i].pe, "0000:00:1d.0");
+			ck_assert_str_eq(l[i].device, "0000:05:00.0");
+		}
+}
+END_TEST
+
 START_TEST(test_freeze_record)
 {
 	_cleanup_state_ struct pcierr_state *s = open_db();
@@ -246,10 +541,10 @@ START_TEST(test_freeze_record)
 	ck_assert_uint_eq(got.last_usec, (pcierr_usec_t) INT64_MAX);
 
 	/* disabled comes from the disabled table */
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, NULL, T0), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, NULL, T0, NULL, NULL), 0);
 	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
 	ck_assert(got.disabled);
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_C, PCIERR_REASON_DISCONNECT, NULL, T0), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_C, PCIERR_REASON_DISCONNECT, NULL, T0, NULL, NULL), 0);
 	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_C, &got), 0);
 	ck_assert(got.disabled);
 
@@ -275,9 +570,9 @@ START_TEST(test_disabled)
 	ck_assert_ptr_null(l);
 	ck_assert_int_eq(pcierr_state_is_disabled(s, KEY_A, NULL), 0);
 
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_B, PCIERR_REASON_DISCONNECT, "b", T0 + 2), 0);
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_PERM_FAILURE, "a", T0 + 1), 0);
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_C, PCIERR_REASON_RESET_FAILED, NULL, T0 + 2), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_B, PCIERR_REASON_DISCONNECT, "b", T0 + 2, NULL, NULL), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_PERM_FAILURE, "a", T0 + 1, NULL, NULL), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_C, PCIERR_REASON_RESET_FAILED, NULL, T0 + 2, NULL, NULL), 0);
 	ck_assert_int_eq(pcierr_state_is_disabled(s, KEY_A, NULL), 1);
 
 	ck_assert_int_eq(pcierr_state_list_disabled(s, &l, &n), 0);
@@ -291,7 +586,7 @@ START_TEST(test_disabled)
 	free(TAKE_PTR(l));
 
 	/* marked again: replaced */
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, "again", T0 + 9), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, "again", T0 + 9, NULL, NULL), 0);
 	ck_assert_int_eq(pcierr_state_is_disabled(s, KEY_A, &d), 1);
 	ck_assert_int_eq(d.reason, PCIERR_REASON_TOO_MANY_FREEZES);
 	ck_assert_str_eq(d.message, "again");
@@ -393,6 +688,65 @@ START_TEST(test_history_query)
 }
 END_TEST
 
+/* GetHistory(address): a slot's or a device's history by one address */
+static const struct {
+	const char *pe, *device;
+} hist_addr[] = {
+	{ "0000:00:02.0", "0000:01:00.0" },	/* 1 */
+	{ "0000:00:02.0", NULL },		/* 2 */
+	{ "0000:00:03.0", "0000:00:02.0" },	/* 3: a device at a PE's address */
+	{ "0000:00:03.0", "0000:0a:00.0" },	/* 4 */
+	{ "0000:00:02.0", "0000:01:00.1" },	/* 5 */
+	{ "0000:00:1C.0", "0000:0B:00.0" },	/* 6: stored upper case */
+};
+
+static const struct {
+	struct pcierr_history_filter f;
+	int ids[8];
+} hqa[] = {
+	{ { .address = "0000:00:02.0" }, { 1, 2, 3, 5 } },	/* as pe and as device */
+	{ { .address = "0000:01:00.0" }, { 1 } },
+	{ { .address = "0000:00:03.0" }, { 3, 4 } },
+	{ { .address = "0000:0A:00.0" }, { 4 } },		/* case-insensitive */
+	{ { .address = "0000:00:1c.0" }, { 6 } },
+	{ { .address = "0000:0b:00.0" }, { 6 } },
+	{ { .address = "0000:ff:00.0" }, { 0 } },
+	{ { .address = "0000:00:02" }, { 0 } },			/* no prefix match */
+	{ { .address = "0000:00:02.0", .pe = "0000:00:03.0" }, { 3 } },	/* AND */
+	{ { .address = "0000:00:02.0", .device = "0000:01:00.1" }, { 5 } },
+	{ { .address = "0000:00:02.0", .limit = 2 }, { 3, 5 } },
+	{ { .address = "0000:00:02.0", .since_usec = T0 + 3 }, { 3, 5 } },
+	{ { .address = "0000:00:03.0", .pe = "0000:00:02.0" }, { 0 } },
+};
+
+START_TEST(test_history_address)
+{
+	_cleanup_state_ struct pcierr_state *s = open_db();
+	struct pcierr_history_entry *h = NULL;
+	int64_t ids[ELEMENTSOF(hist_addr)];
+	size_t n = 0, want = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(hist_addr); i++)
+		ck_assert_int_eq(pcierr_state_append_history(s, &(struct pcierr_history_entry) {
+			.time_usec = T0 + i + 1, .pe = hist_addr[i].pe,
+			.device = hist_addr[i].device, .kind = PCIERR_HISTORY_EVENT },
+			&ids[i]), 0);
+	ck_assert_int_eq(pcierr_state_get_history(s, &hqa[_i].f, &h, &n), 0);
+	while (want < ELEMENTSOF(hqa[_i].ids) && hqa[_i].ids[want])
+		want++;
+	ck_assert_uint_eq(n, want);
+	if (!n)
+		ck_assert_ptr_null(h);
+	for (size_t i = 0; i < n; i++) {
+		int k = hqa[_i].ids[i] - 1;
+
+		ck_assert_int_eq(h[i].id, ids[k]);
+		ck_assert_str_eq(h[i].pe, hist_addr[k].pe);
+	}
+	pcierr_history_free(h, n);
+}
+END_TEST
+
 static int cb_count(const struct pcierr_history_entry *e, void *userdata)
 {
 	int *c = userdata;
@@ -438,7 +792,7 @@ START_TEST(test_transaction)
 	ck_assert(pcierr_state_in_transaction(s));
 	ck_assert_int_eq(pcierr_state_begin(s), -EBUSY);
 	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_A, &r1), 0);
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, NULL, T0), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, NULL, T0, NULL, NULL), 0);
 	ck_assert_int_eq(pcierr_state_append_history(s, &(struct pcierr_history_entry) {
 		.time_usec = T0, .pe = "0000:00:02.0", .kind = PCIERR_HISTORY_DISABLE }, NULL), 0);
 	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);	/* seen inside */
@@ -455,7 +809,7 @@ START_TEST(test_transaction)
 	/* committed: all of it */
 	ck_assert_int_eq(pcierr_state_begin(s), 0);
 	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_A, &r1), 0);
-	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, NULL, T0), 0);
+	ck_assert_int_eq(pcierr_state_disable(s, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES, NULL, T0, NULL, NULL), 0);
 	ck_assert_int_eq(pcierr_state_commit(s), 0);
 	ck_assert(!pcierr_state_in_transaction(s));
 	s = pcierr_state_close(s);
@@ -636,12 +990,12 @@ static int bad_call(struct pcierr_state *s, int i)
 	case 9: return pcierr_state_load_freeze(s, long_key, &got);
 	case 10: return pcierr_state_clear_freeze(s, NULL);
 	case 11: return pcierr_state_clear_freeze(s, long_key);
-	case 12: return pcierr_state_disable(s, NULL, PCIERR_REASON_DISCONNECT, NULL, T0);
-	case 13: return pcierr_state_disable(s, long_key, PCIERR_REASON_DISCONNECT, NULL, T0);
-	case 14: return pcierr_state_disable(s, KEY_A, __PCIERR_REASON_MAX, NULL, T0);
-	case 15: return pcierr_state_disable(s, KEY_A, (enum pcierr_policy_reason) -1, NULL, T0);
-	case 16: return pcierr_state_disable(s, KEY_A, PCIERR_REASON_DISCONNECT, long_msg, T0);
-	case 17: return pcierr_state_disable(s, KEY_A, PCIERR_REASON_DISCONNECT, NULL, (pcierr_usec_t) -5);
+	case 12: return pcierr_state_disable(s, NULL, PCIERR_REASON_DISCONNECT, NULL, T0, NULL, NULL);
+	case 13: return pcierr_state_disable(s, long_key, PCIERR_REASON_DISCONNECT, NULL, T0, NULL, NULL);
+	case 14: return pcierr_state_disable(s, KEY_A, __PCIERR_REASON_MAX, NULL, T0, NULL, NULL);
+	case 15: return pcierr_state_disable(s, KEY_A, (enum pcierr_policy_reason) -1, NULL, T0, NULL, NULL);
+	case 16: return pcierr_state_disable(s, KEY_A, PCIERR_REASON_DISCONNECT, long_msg, T0, NULL, NULL);
+	case 17: return pcierr_state_disable(s, KEY_A, PCIERR_REASON_DISCONNECT, NULL, (pcierr_usec_t) -5, NULL, NULL);
 	case 18: return pcierr_state_enable(s, "");
 	case 19: return pcierr_state_is_disabled(s, NULL, NULL);
 	case 20: return pcierr_state_list_disabled(s, NULL, &n);
@@ -670,10 +1024,24 @@ static int bad_call(struct pcierr_state *s, int i)
 	case 43: return pcierr_state_open(NULL, (struct pcierr_state **) &l);
 	case 44: return pcierr_state_open(dbpath, NULL);
 	case 45: return pcierr_state_schema_version(NULL);
+	case 46: return pcierr_state_disable(s, KEY_A, PCIERR_REASON_DISCONNECT, NULL, T0,
+					     "0000:00:02.0:0000:00:02.0", NULL);
+	case 47: return pcierr_state_disable(s, KEY_A, PCIERR_REASON_DISCONNECT, NULL, T0,
+					     NULL, "0000:00:02.0:0000:00:02.0");
+	case 48: return pcierr_state_find_disabled(NULL, "0000:00:02.0", &l, &n);
+	case 49: return pcierr_state_find_disabled(s, NULL, &l, &n);
+	case 50: return pcierr_state_find_disabled(s, "", &l, &n);
+	case 51: return pcierr_state_find_disabled(s, "0000:00:02.0:0000:00:02.0", &l, &n);
+	case 52: return pcierr_state_find_disabled(s, "0000:00:02.0", NULL, &n);
+	case 53: return pcierr_state_find_disabled(s, "0000:00:02.0", &l, NULL);
+	case 54: return pcierr_state_query_history(s, HF(.address = ""), cb_count, &c);
+	case 55: return pcierr_state_query_history(s, HF(.address = "0000:00:02.0:0000:00:02.0"),
+						   cb_count, &c);
+	case 56: return pcierr_state_get_history(s, HF(.address = ""), &h, &n);
 	}
 	return 1000;
 }
-#define N_BAD 46
+#define N_BAD 57
 
 START_TEST(test_bad_input)
 {
@@ -791,13 +1159,18 @@ Suite *suite_state(void)
 	tcase_add_test(tc, test_reopen_keeps_data);
 	tcase_add_test(tc, test_newer_refused);
 	tcase_add_test(tc, test_not_a_database);
+	tcase_add_test(tc, test_migrate_v1);
+	tcase_add_test(tc, test_migrate_v1_fails);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("records");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_freeze_record);
+	tcase_add_test(tc, test_error_gen);
 	tcase_add_test(tc, test_disabled);
+	tcase_add_test(tc, test_find_disabled);
 	tcase_add_loop_test(tc, test_history_query, 0, ELEMENTSOF(hq));
+	tcase_add_loop_test(tc, test_history_address, 0, ELEMENTSOF(hqa));
 	tcase_add_test(tc, test_history_callback);
 	suite_add_tcase(s, tc);
 
