@@ -30,6 +30,8 @@ CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 SQLITE_CFLAGS := $(shell $(PKG_CONFIG) --cflags sqlite3 2>/dev/null)
 SQLITE_LIBS   := $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
+SYSTEMD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libsystemd 2>/dev/null)
+SYSTEMD_LIBS   := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null)
 
 .PHONY: all check demo install clean deps unit-check vm-check
 all:
@@ -40,6 +42,7 @@ deps:
 
 include kernel/kernel.mk
 include lib/libpcierr/libpcierr.mk
+include daemon/daemon.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 

@@ -25,6 +25,7 @@ int main(void)
 		suite_state,
 		suite_metrics,
 		suite_uevent,
+		suite_bus,
 	};
 	SRunner *sr = NULL;
 	int failed;

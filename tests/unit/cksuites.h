@@ -12,5 +12,6 @@ Suite *suite_config(void);
 Suite *suite_state(void);
 Suite *suite_metrics(void);
 Suite *suite_uevent(void);
+Suite *suite_bus(void);
 
 #endif /* PCIERR_CKSUITES_H */

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * org.pcierr1.Manager at /org/pcierr1 (docs/dbus.md): configuration,
+ * counters, the methods and the signals; and bus_setup(), which puts the
+ * whole tree (manager, object manager, slots, devices) on the bus.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus.h"
+#include "bus-util.h"
+
+#ifndef PCIERR_VERSION
+#define PCIERR_VERSION "0.1"
+#endif
+
+static int property_get_version(sd_bus *bus, const char *path,
+				const char *interface, const char *property,
+				sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	return sd_bus_message_append(reply, "s", PCIERR_VERSION);
+}
+
+/* an unsigned int of seconds at the offset, as µs */
+static int property_get_sec_as_usec(sd_bus *bus, const char *path,
+				    const char *interface,
+				    const char *property,
+				    sd_bus_message *reply, void *userdata,
+				    sd_bus_error *error)
+{
+	uint64_t usec = (uint64_t)*(const unsigned int *)userdata *
+			PCIERR_USEC_PER_SEC;
+
+	return sd_bus_message_append_basic(reply, 't', &usec);
+}
+
+static int method_inject(sd_bus_message *message, void *userdata,
+			 sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const char *addr, *state_str;
+	char norm[PCIERR_ADDR_MAX], msg[256] = "";
+	enum pcierr_channel_state state;
+	uint32_t ms;
+	uint64_t seq = 0;
+	int r;
+
+	r = bus_check_caller(message, "inject errors", error);
+	if (r < 0)
+		return r;
+
+	r = sd_bus_message_read(message, "ssu", &addr, &state_str, &ms);
+	if (r < 0)
+		return r;
+	r = bus_parse_address(addr, norm, error);
+	if (r < 0)
+		return r;
+	if (bus_isempty(state_str) || strcmp(state_str, "frozen") == 0)
+		state = PCIERR_STATE_FROZEN;
+	else if (strcmp(state_str, "perm_failure") == 0)
+		state = PCIERR_STATE_PERM_FAILURE;
+	else
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid state '%s': expected 'frozen' or 'perm_failure'",
+					 state_str);
+
+	r = manager_inject(m, norm, state, ms, &seq, msg, sizeof(msg));
+	if (r < 0)
+		return bus_error_from_errno(error, r, msg, norm);
+	return sd_bus_reply_method_return(message, "t", seq);
+}
+
+static int method_reset(sd_bus_message *message, void *userdata,
+			sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const char *addr, *type_str;
+	char norm[PCIERR_ADDR_MAX], msg[256] = "";
+	enum pcierr_reset_type type;
+	int r;
+
+	r = bus_check_caller(message, "reset slots", error);
+	if (r < 0)
+		return r;
+
+	r = sd_bus_message_read(message, "ss", &addr, &type_str);
+	if (r < 0)
+		return r;
+	r = bus_parse_address(addr, norm, error);
+	if (r < 0)
+		return r;
+	if (bus_isempty(type_str))
+		type = PCIERR_RESET_HOT;
+	else {
+		r = pcierr_reset_type_from_string(type_str);
+		if (r <= 0)
+			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+						 "Invalid reset type '%s': expected 'hot' or 'fundamental'",
+						 type_str);
+		type = (enum pcierr_reset_type)r;
+	}
+
+	r = manager_reset(m, norm, type, msg, sizeof(msg));
+	if (r < 0)
+		return bus_error_from_errno(error, r, msg, norm);
+	return sd_bus_reply_method_return(message, NULL);
+}
+
+typedef int (*address_method_fn)(struct manager *m, const char *addr,
+				 char *msg, size_t msg_size);
+
+static int method_on_address(sd_bus_message *message, struct manager *m,
+			     const char *action, address_method_fn fn,
+			     sd_bus_error *error)
+{
+	const char *addr;
+	char norm[PCIERR_ADDR_MAX], msg[256] = "";
+	int r;
+
+	r = bus_check_caller(message, action, error);
+	if (r < 0)
+		return r;
+
+	r = sd_bus_message_read(message, "s", &addr);
+	if (r < 0)
+		return r;
+	r = bus_parse_address(addr, norm, error);
+	if (r < 0)
+		return r;
+
+	r = fn(m, norm, msg, sizeof(msg));
+	if (r < 0)
+		return bus_error_from_errno(error, r, msg, norm);
+	return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_enable(sd_bus_message *message, void *userdata,
+			 sd_bus_error *error)
+{
+	return method_on_address(message, userdata, "enable slots",
+				 manager_enable, error);
+}
+
+static int method_clear_freeze_count(sd_bus_message *message, void *userdata,
+				     sd_bus_error *error)
+{
+	return method_on_address(message, userdata, "clear freeze counts",
+				 manager_clear_freeze_count, error);
+}
+
+static int method_get_device(sd_bus_message *message, void *userdata,
+			     sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_free_ char *tmp = NULL;
+	char norm[PCIERR_ADDR_MAX];
+	const char *addr, *p;
+	struct device *d;
+	int r;
+
+	r = sd_bus_message_read(message, "s", &addr);
+	if (r < 0)
+		return r;
+	r = bus_parse_address(addr, norm, error);
+	if (r < 0)
+		return r;
+	d = manager_find_device(m, norm);
+	if (!d)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "No PCI device '%s'", norm);
+	p = bus_device_object_path(d, &tmp);
+	if (!p)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(message, "o", p);
+}
+
+static int method_get_slot(sd_bus_message *message, void *userdata,
+			   sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_free_ char *tmp = NULL;
+	char norm[PCIERR_ADDR_MAX];
+	const char *addr, *p;
+	struct slot *s;
+	int r;
+
+	r = sd_bus_message_read(message, "s", &addr);
+	if (r < 0)
+		return r;
+	r = bus_parse_address(addr, norm, error);
+	if (r < 0)
+		return r;
+	s = manager_find_slot_for(m, norm);
+	if (!s)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "No PCI slot or device '%s'", norm);
+	p = bus_slot_object_path(s, &tmp);
+	if (!p)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(message, "o", p);
+}
+
+/* GetHistory: entries of one query, to be merged */
+struct history_list {
+	struct pcierr_history_entry *e;
+	size_t n;
+};
+
+static void history_list_done(struct history_list *l)
+{
+	pcierr_history_free(l->e, l->n);
+	l->e = NULL;
+	l->n = 0;
+}
+
+/* (time, id) order, as the state store gives them */
+static int history_cmp(const struct pcierr_history_entry *a,
+		       const struct pcierr_history_entry *b)
+{
+	if (a->time_usec != b->time_usec)
+		return a->time_usec < b->time_usec ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+static int append_history_entry(sd_bus_message *reply,
+				const struct pcierr_history_entry *e)
+{
+	return sd_bus_message_append(reply, "(tsssssstis)",
+				     (uint64_t)e->time_usec,
+				     bus_strempty(e->pe),
+				     bus_strempty(e->device),
+				     bus_strempty(pcierr_history_kind_to_string(e->kind)),
+				     bus_strempty(e->step),
+				     bus_strempty(e->result),
+				     bus_strempty(e->results),
+				     (uint64_t)e->duration_usec,
+				     (int32_t)e->error,
+				     bus_strempty(e->message));
+}
+
+/*
+ * The entries of one address are those of its slot (pe = addr) and those
+ * of its device (device = addr): two queries, each with the limit, merged
+ * in (time, id) order without duplicates, the newest limit kept.
+ */
+static int method_get_history(sd_bus_message *message, void *userdata,
+			      sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct history_list a = {}, b = {};
+	char norm[PCIERR_ADDR_MAX];
+	const char *addr;
+	uint64_t since;
+	uint32_t limit;
+	size_t i, j, total, skip;
+	int r;
+
+	r = sd_bus_message_read(message, "tsu", &since, &addr, &limit);
+	if (r < 0)
+		return r;
+	if (!bus_isempty(addr)) {
+		r = bus_parse_address(addr, norm, error);
+		if (r < 0)
+			return r;
+	}
+
+	if (m->state) {
+		struct pcierr_history_filter f = {
+			.since_usec = since,
+			.limit = limit,
+		};
+
+		if (bus_isempty(addr)) {
+			r = pcierr_state_get_history(m->state, &f, &a.e, &a.n);
+		} else {
+			f.pe = norm;
+			r = pcierr_state_get_history(m->state, &f, &a.e, &a.n);
+			if (r >= 0) {
+				f.pe = NULL;
+				f.device = norm;
+				r = pcierr_state_get_history(m->state, &f,
+							     &b.e, &b.n);
+			}
+		}
+		if (r < 0) {
+			r = sd_bus_error_setf(error, PCIERR_BUS_ERROR_FAILED,
+					      "Cannot read the history: %s",
+					      strerror(-r));
+			goto finish;
+		}
+	}
+
+	r = sd_bus_message_new_method_return(message, &reply);
+	if (r < 0)
+		goto finish;
+	r = sd_bus_message_open_container(reply, 'a', "(tsssssstis)");
+	if (r < 0)
+		goto finish;
+
+	/* merge: count the distinct entries first, to keep the newest limit */
+	for (i = 0, j = 0, total = 0; i < a.n || j < b.n; total++) {
+		int c = i >= a.n ? 1 : j >= b.n ? -1 : history_cmp(&a.e[i], &b.e[j]);
+
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	skip = limit > 0 && total > limit ? total - limit : 0;
+	for (i = 0, j = 0; i < a.n || j < b.n; ) {
+		int c = i >= a.n ? 1 : j >= b.n ? -1 : history_cmp(&a.e[i], &b.e[j]);
+		const struct pcierr_history_entry *e = c <= 0 ? &a.e[i] : &b.e[j];
+
+		if (skip > 0)
+			skip--;
+		else {
+			r = append_history_entry(reply, e);
+			if (r < 0)
+				goto finish;
+		}
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+
+	r = sd_bus_message_close_container(reply);
+	if (r < 0)
+		goto finish;
+	r = sd_bus_send(NULL, reply, NULL);
+finish:
+	history_list_done(&a);
+	history_list_done(&b);
+	return r;
+}
+
+#define EMITS	SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define CONST	SD_BUS_VTABLE_PROPERTY_CONST
+#define UNPRIV	SD_BUS_VTABLE_UNPRIVILEGED
+#define COUNTER(name, field)						\
+	SD_BUS_PROPERTY(name, "t", NULL,				\
+			offsetof(struct manager, counters.field), EMITS)
+
+/*
+ * Every method is UNPRIVILEGED for sd-bus's own check (which would let
+ * any caller of our uid or with CAP_SYS_ADMIN in): the methods that
+ * change something check for root themselves (bus_check_caller()), the
+ * others are for everyone.
+ */
+const sd_bus_vtable bus_manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Version", "s", property_get_version, 0, CONST),
+	SD_BUS_PROPERTY("MaxFreezes", "u", NULL,
+			offsetof(struct manager, config.defaults.max_freezes),
+			CONST),
+	SD_BUS_PROPERTY("FreezeWindowUSec", "t", property_get_sec_as_usec,
+			offsetof(struct manager, config.defaults.freeze_window_sec),
+			CONST),
+	SD_BUS_PROPERTY("MaxWaitUSec", "t", property_get_sec_as_usec,
+			offsetof(struct manager, config.defaults.max_wait_sec),
+			CONST),
+	SD_BUS_PROPERTY("StepTimeoutUSec", "t", property_get_sec_as_usec,
+			offsetof(struct manager, config.defaults.step_timeout_sec),
+			CONST),
+	SD_BUS_PROPERTY("KernelConnected", "b", bus_property_get_bool,
+			offsetof(struct manager, kernel_connected), EMITS),
+	COUNTER("EventsReceived", events_received),
+	COUNTER("EventsLost", events_lost),
+	COUNTER("RecoveriesStarted", recoveries_started),
+	COUNTER("RecoveriesSucceeded", recoveries_succeeded),
+	COUNTER("RecoveriesFailed", recoveries_failed),
+	COUNTER("HotplugFallbacks", hotplug_fallbacks),
+	COUNTER("PermanentDisables", permanent_disables),
+	COUNTER("Resyncs", resyncs),
+
+	SD_BUS_METHOD_WITH_NAMES("Inject", "ssu",
+				 SD_BUS_PARAM(address) SD_BUS_PARAM(state)
+				 SD_BUS_PARAM(unavailable_ms),
+				 "t", SD_BUS_PARAM(seq),
+				 method_inject, UNPRIV),
+	SD_BUS_METHOD_WITH_NAMES("Reset", "ss",
+				 SD_BUS_PARAM(address) SD_BUS_PARAM(type),
+				 "", ,
+				 method_reset, UNPRIV),
+	SD_BUS_METHOD_WITH_NAMES("Enable", "s", SD_BUS_PARAM(address),
+				 "", ,
+				 method_enable, UNPRIV),
+	SD_BUS_METHOD_WITH_NAMES("ClearFreezeCount", "s", SD_BUS_PARAM(address),
+				 "", ,
+				 method_clear_freeze_count, UNPRIV),
+	SD_BUS_METHOD_WITH_NAMES("GetDevice", "s", SD_BUS_PARAM(address),
+				 "o", SD_BUS_PARAM(device),
+				 method_get_device, UNPRIV),
+	SD_BUS_METHOD_WITH_NAMES("GetSlot", "s", SD_BUS_PARAM(address),
+				 "o", SD_BUS_PARAM(slot),
+				 method_get_slot, UNPRIV),
+	SD_BUS_METHOD_WITH_NAMES("GetHistory", "tsu",
+				 SD_BUS_PARAM(since_usec) SD_BUS_PARAM(address)
+				 SD_BUS_PARAM(limit),
+				 "a(tsssssstis)", SD_BUS_PARAM(entries),
+				 method_get_history, UNPRIV),
+
+	SD_BUS_SIGNAL_WITH_NAMES("ErrorDetected", "sssus",
+				 SD_BUS_PARAM(slot) SD_BUS_PARAM(device)
+				 SD_BUS_PARAM(state) SD_BUS_PARAM(unavailable_ms)
+				 SD_BUS_PARAM(source), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStarted", "ss",
+				 SD_BUS_PARAM(slot) SD_BUS_PARAM(mode), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStep", "ssst",
+				 SD_BUS_PARAM(slot) SD_BUS_PARAM(step)
+				 SD_BUS_PARAM(result) SD_BUS_PARAM(duration_usec),
+				 0),
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryFinished", "sst",
+				 SD_BUS_PARAM(slot) SD_BUS_PARAM(result)
+				 SD_BUS_PARAM(duration_usec), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("PermanentlyDisabled", "sss",
+				 SD_BUS_PARAM(slot) SD_BUS_PARAM(device)
+				 SD_BUS_PARAM(reason), 0),
+	SD_BUS_VTABLE_END
+};
+
+int bus_setup(struct manager *m)
+{
+	size_t n = 0;
+	int r;
+
+	if (!m || !m->bus)
+		return 0;
+
+	/* manager, object manager, 2 x (fallback vtable + enumerator) */
+	_Static_assert(ELEMENTSOF(m->bus_slots) >= 6, "room for the bus slots");
+
+	r = sd_bus_add_object_vtable(m->bus, &m->bus_slots[n++], PCIERR_BUS_PATH,
+				     PCIERR_BUS_MANAGER_IFACE,
+				     bus_manager_vtable, m);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_object_manager(m->bus, &m->bus_slots[n++],
+				      PCIERR_BUS_PATH);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_fallback_vtable(m->bus, &m->bus_slots[n++],
+				       PCIERR_BUS_SLOT_PREFIX,
+				       PCIERR_BUS_SLOT_IFACE, bus_slot_vtable,
+				       bus_slot_find, m);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_node_enumerator(m->bus, &m->bus_slots[n++],
+				       PCIERR_BUS_SLOT_PREFIX,
+				       bus_slot_enumerate, m);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_fallback_vtable(m->bus, &m->bus_slots[n++],
+				       PCIERR_BUS_DEVICE_PREFIX,
+				       PCIERR_BUS_DEVICE_IFACE,
+				       bus_device_vtable, bus_device_find, m);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_node_enumerator(m->bus, &m->bus_slots[n++],
+				       PCIERR_BUS_DEVICE_PREFIX,
+				       bus_device_enumerate, m);
+	if (r < 0)
+		return r;
+	return 0;
+}
+
+int bus_request_name(struct manager *m)
+{
+	if (!m || !m->bus)
+		return 0;
+	return sd_bus_request_name(m->bus, PCIERR_BUS_NAME, 0);
+}
+
+int bus_manager_changed(struct manager *m)
+{
+	if (!m || !m->bus)
+		return 0;
+	return sd_bus_emit_properties_changed_strv(m->bus, PCIERR_BUS_PATH,
+						   PCIERR_BUS_MANAGER_IFACE,
+						   NULL);
+}
+
+int bus_emit_error_detected(struct manager *m, const char *slot,
+			    const char *device, const char *state,
+			    uint32_t time_unavail_ms, const char *source)
+{
+	if (!m || !m->bus)
+		return 0;
+	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
+				  PCIERR_BUS_MANAGER_IFACE, "ErrorDetected",
+				  "sssus", bus_strempty(slot),
+				  bus_strempty(device), bus_strempty(state),
+				  time_unavail_ms, bus_strempty(source));
+}
+
+int bus_emit_recovery_started(struct manager *m, const char *slot,
+			      const char *mode)
+{
+	if (!m || !m->bus)
+		return 0;
+	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
+				  PCIERR_BUS_MANAGER_IFACE, "RecoveryStarted",
+				  "ss", bus_strempty(slot), bus_strempty(mode));
+}
+
+int bus_emit_recovery_step(struct manager *m, const char *slot,
+			   const char *step, const char *result,
+			   uint64_t duration_usec)
+{
+	if (!m || !m->bus)
+		return 0;
+	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
+				  PCIERR_BUS_MANAGER_IFACE, "RecoveryStep",
+				  "ssst", bus_strempty(slot),
+				  bus_strempty(step), bus_strempty(result),
+				  duration_usec);
+}
+
+int bus_emit_recovery_finished(struct manager *m, const char *slot,
+			       const char *result, uint64_t duration_usec)
+{
+	if (!m || !m->bus)
+		return 0;
+	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
+				  PCIERR_BUS_MANAGER_IFACE, "RecoveryFinished",
+				  "sst", bus_strempty(slot),
+				  bus_strempty(result), duration_usec);
+}
+
+int bus_emit_permanently_disabled(struct manager *m, const char *slot,
+				  const char *device, const char *reason)
+{
+	if (!m || !m->bus)
+		return 0;
+	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
+				  PCIERR_BUS_MANAGER_IFACE,
+				  "PermanentlyDisabled", "sss",
+				  bus_strempty(slot), bus_strempty(device),
+				  bus_strempty(reason));
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcierrd on D-Bus: what bus-manager.c, bus-slot.c and bus-device.c share.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bus.h"
+#include "bus-util.h"
+
+uid_t bus_privileged_uid = 0;
+
+int bus_parse_address(const char *s, char ret[PCIERR_ADDR_MAX],
+		      sd_bus_error *error)
+{
+	if (pcierr_addr_normalize(s, ret) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid PCI address '%s': expected DDDD:BB:DD.F or BB:DD.F",
+					 bus_strempty(s));
+	return 0;
+}
+
+int bus_check_uid(uid_t euid, const char *action, sd_bus_error *error)
+{
+	if (euid == bus_privileged_uid)
+		return 0;
+	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+				 "Only root may %s.", action);
+}
+
+int bus_check_caller(sd_bus_message *message, const char *action,
+		     sd_bus_error *error)
+{
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	uid_t euid;
+	int r;
+
+	/* On dbus-daemon the euid is the bus's UnixUserID of the sender's
+	 * connection (SO_PEERCRED when it connected), not read from /proc:
+	 * AUGMENT only fills in what the bus does not tell. */
+	r = sd_bus_query_sender_creds(message,
+				      SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT,
+				      &creds);
+	if (r < 0)
+		return r;
+	r = sd_bus_creds_get_euid(creds, &euid);
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+					 "Only root may %s (the caller's user is unknown).",
+					 action);
+	return bus_check_uid(euid, action, error);
+}
+
+int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
+			 const char *what)
+{
+	const char *name;
+	char def[PCIERR_ADDR_MAX + 64];
+
+	switch (r) {
+	case -EINVAL:
+		name = SD_BUS_ERROR_INVALID_ARGS;
+		snprintf(def, sizeof(def), "Invalid argument for '%s'",
+			 bus_strempty(what));
+		break;
+	case -ENODEV:
+		name = SD_BUS_ERROR_INVALID_ARGS;
+		snprintf(def, sizeof(def), "No PCI device or slot '%s'",
+			 bus_strempty(what));
+		break;
+	case -EBUSY:
+		name = PCIERR_BUS_ERROR_BUSY;
+		snprintf(def, sizeof(def), "The slot of '%s' is recovering",
+			 bus_strempty(what));
+		break;
+	case -ENOTCONN:
+		name = PCIERR_BUS_ERROR_KERNEL;
+		snprintf(def, sizeof(def),
+			 "The kernel module pcierr_shim is not loaded");
+		break;
+	case -EOPNOTSUPP:
+		name = PCIERR_BUS_ERROR_NOT_SUPPORTED;
+		snprintf(def, sizeof(def),
+			 "The slot of '%s' does not support this",
+			 bus_strempty(what));
+		break;
+	case -EPERM:
+	case -EACCES:
+		name = SD_BUS_ERROR_ACCESS_DENIED;
+		snprintf(def, sizeof(def), "Permission denied");
+		break;
+	default:
+		name = PCIERR_BUS_ERROR_FAILED;
+		snprintf(def, sizeof(def), "%s", strerror(r < 0 ? -r : EIO));
+		break;
+	}
+
+	return sd_bus_error_setf(error, name, "%s", bus_isempty(msg) ? def : msg);
+}
+
+char **bus_strv_free(char **l)
+{
+	if (!l)
+		return NULL;
+	for (char **i = l; *i; i++)
+		free(*i);
+	free(l);
+	return NULL;
+}
+
+const char *bus_slot_object_path(const struct slot *s, char **tmp)
+{
+	*tmp = NULL;
+	if (s->path)
+		return s->path;
+	if (bus_slot_path(s->addr, tmp) < 0)
+		return NULL;
+	return *tmp;
+}
+
+const char *bus_device_object_path(const struct device *d, char **tmp)
+{
+	*tmp = NULL;
+	if (d->path)
+		return d->path;
+	if (bus_device_path(d->addr, tmp) < 0)
+		return NULL;
+	return *tmp;
+}
+
+int bus_property_get_bool(sd_bus *bus, const char *path,
+			  const char *interface, const char *property,
+			  sd_bus_message *reply, void *userdata,
+			  sd_bus_error *error)
+{
+	int b = *(const bool *)userdata;
+
+	return sd_bus_message_append_basic(reply, 'b', &b);
+}
+
+int bus_property_get_chars(sd_bus *bus, const char *path,
+			   const char *interface, const char *property,
+			   sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error)
+{
+	return sd_bus_message_append_basic(reply, 's', (const char *)userdata);
+}

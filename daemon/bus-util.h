@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The inside of pcierrd's D-Bus layer (bus-manager.c, bus-slot.c,
+ * bus-device.c): argument checks, the caller's privilege, errno to D-Bus
+ * error names (docs/dbus.md "Errors"), and the vtables each file exports
+ * to bus_setup().
+ */
+#ifndef PCIERRD_BUS_UTIL_H
+#define PCIERRD_BUS_UTIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <systemd/sd-bus.h>
+
+#include "manager.h"
+
+static inline const char *bus_strempty(const char *s)
+{
+	return s ? s : "";
+}
+
+static inline bool bus_isempty(const char *s)
+{
+	return !s || !*s;
+}
+
+/*
+ * A PCI address from a caller ("DDDD:BB:DD.F" or "BB:DD.F", hex, any
+ * case) into its normalised form. Returns 0, or sets InvalidArgs
+ * ("Invalid PCI address '...': expected DDDD:BB:DD.F or BB:DD.F") and
+ * returns its negative errno.
+ */
+int bus_parse_address(const char *s, char ret[PCIERR_ADDR_MAX],
+		      sd_bus_error *error);
+
+/*
+ * May a caller of this effective uid change something? 0 when uid is the
+ * privileged one (root), else AccessDenied "Only root may <action>." and
+ * its negative errno.
+ */
+int bus_check_uid(uid_t euid, const char *action, sd_bus_error *error);
+
+/* The same for the sender of message (its euid, as the bus tells it) */
+int bus_check_caller(sd_bus_message *message, const char *action,
+		     sd_bus_error *error);
+
+/*
+ * The uid bus_check_uid() accepts: 0. Only the unit tests change it, to
+ * exercise both the refused and the accepted path whoever runs them.
+ */
+extern uid_t bus_privileged_uid;
+
+/*
+ * A negative errno of a manager_*() method and its words (msg, may be
+ * empty; what names the object the call was about, for a default
+ * message) to the D-Bus error of docs/dbus.md:
+ *   -EINVAL -ENODEV  InvalidArgs        -EBUSY       org.pcierr1.Error.Busy
+ *   -ENOTCONN        ...KernelDisconnected  -EOPNOTSUPP ...NotSupported
+ *   -EPERM -EACCES   AccessDenied       anything else org.pcierr1.Error.Failed
+ * Returns the negative errno sd-bus derives from the error.
+ */
+int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
+			 const char *what);
+
+/* Free a NULL-terminated array of strings (NULL is fine) */
+char **bus_strv_free(char **l);
+static inline void bus_strv_freep(char ***l)
+{
+	bus_strv_free(*l);
+}
+#define _cleanup_strv_free_	_cleanup_(bus_strv_freep)
+
+static inline void bus_error_freep(sd_bus_error *e)
+{
+	sd_bus_error_free(e);
+}
+#define _cleanup_bus_error_free_	_cleanup_(bus_error_freep)
+
+/* The object path of a slot / device: its own, else derived (into *tmp) */
+const char *bus_slot_object_path(const struct slot *s, char **tmp);
+const char *bus_device_object_path(const struct device *d, char **tmp);
+
+/* For bus_setup() (bus-manager.c) */
+extern const sd_bus_vtable bus_manager_vtable[];
+extern const sd_bus_vtable bus_slot_vtable[];
+extern const sd_bus_vtable bus_device_vtable[];
+
+int bus_slot_find(sd_bus *bus, const char *path, const char *interface,
+		  void *userdata, void **found, sd_bus_error *error);
+int bus_slot_enumerate(sd_bus *bus, const char *prefix, void *userdata,
+		       char ***nodes, sd_bus_error *error);
+int bus_device_find(sd_bus *bus, const char *path, const char *interface,
+		    void *userdata, void **found, sd_bus_error *error);
+int bus_device_enumerate(sd_bus *bus, const char *prefix, void *userdata,
+			 char ***nodes, sd_bus_error *error);
+
+/* Common property getters: a bool / a char array at the offset */
+int bus_property_get_bool(sd_bus *bus, const char *path,
+			  const char *interface, const char *property,
+			  sd_bus_message *reply, void *userdata,
+			  sd_bus_error *error);
+int bus_property_get_chars(sd_bus *bus, const char *path,
+			   const char *interface, const char *property,
+			   sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error);
+
+#endif /* PCIERRD_BUS_UTIL_H */

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Shim notifications in, in order: EVENT and OP_DONE go to the recovery,
+ * a sequence gap or an OVERFLOW asks for a resync, and the family going
+ * away and coming back is followed (the context survives an rmmod; a
+ * shim missing at start is looked for again every second).
+ */
+#include <errno.h>
+#include <sys/epoll.h>
+
+#include "bus.h"
+#include "kernel-source.h"
+#include "log.h"
+#include "recovery.h"
+
+#define KERNEL_RETRY_USEC	(1 * PCIERR_USEC_PER_SEC)
+
+static int kernel_connect(struct manager *m);
+
+static void count_lost(struct manager *m, uint64_t lost, const char *why)
+{
+	m->counters.events_lost += lost;
+	log_warning("Lost %llu kernel event(s) (%s); resynchronising.",
+		    (unsigned long long)lost, why);
+	manager_schedule_resync(m, why);
+}
+
+static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notification *n,
+			   void *userdata)
+{
+	struct manager *m = userdata;
+	int r;
+
+	switch (n->type) {
+	case PCIERR_NOTIFY_EVENT:
+		m->counters.events_received++;
+		if (m->next_seq != 0 && n->event.seq > m->next_seq)
+			count_lost(m, n->event.seq - m->next_seq, "sequence gap");
+		m->next_seq = n->event.seq + 1;
+		recovery_on_event(m, &n->event);
+		bus_manager_changed(m);
+		break;
+	case PCIERR_NOTIFY_OP_DONE:
+		recovery_on_op_done(m, &n->op_done);
+		break;
+	case PCIERR_NOTIFY_OVERFLOW:
+		if (n->overflow.reason == PCIERR_OVERFLOW_KERNEL) {
+			m->next_seq = n->overflow.next_seq;
+			count_lost(m, n->overflow.dropped, "kernel queue overflow");
+		} else {
+			/* unknown how many: the next EVENT's seq tells */
+			count_lost(m, n->overflow.dropped,
+				   n->overflow.reason == PCIERR_OVERFLOW_SOCKET ?
+				   "socket overrun" : "unparseable message");
+		}
+		bus_manager_changed(m);
+		break;
+	case PCIERR_NOTIFY_FAMILY_REMOVED:
+		if (n->family.family_id != pcierr_family_id(ctx))
+			break;
+		manager_set_kernel_connected(m, false);
+		recovery_kernel_gone(m);
+		break;
+	case PCIERR_NOTIFY_FAMILY_ADDED:
+		r = pcierr_ctx_reconnect(ctx);
+		if (r < 0) {
+			log_warning_errno(r, "Failed to reconnect to the kernel shim: %m");
+			break;
+		}
+		m->next_seq = 0;	/* a new instance counts from 1 */
+		manager_set_kernel_connected(m, true);
+		(void)manager_resync(m, "kernel shim back");
+		break;
+	default:
+		break;	/* a later library's news */
+	}
+	return 0;
+}
+
+static int on_kernel_io(sd_event_source *es, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	int r;
+
+	r = pcierr_event_read(m->kernel, on_notification, m);
+	if (r < 0 && r != -EAGAIN && r != -EINTR)
+		log_warning_errno(r, "Failed to read kernel notifications: %m");
+	return 0;
+}
+
+static int on_retry(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->reconnect_timer = sd_event_source_unref(m->reconnect_timer);
+	if (kernel_connect(m) > 0)
+		(void)manager_resync(m, "kernel shim loaded");
+	return 0;
+}
+
+/* 1: connected; 0: not there, retrying; negative: a real failure */
+static int kernel_connect(struct manager *m)
+{
+	struct pcierr_ctx *ctx = NULL;
+	int r;
+
+	r = pcierr_ctx_new(&ctx);
+	if (r == -EPROTONOSUPPORT || r == -ENOENT) {
+		manager_set_kernel_connected(m, false);
+		r = sd_event_add_time_relative(m->event, &m->reconnect_timer,
+					       CLOCK_MONOTONIC, KERNEL_RETRY_USEC, 0,
+					       on_retry, m);
+		if (r < 0)
+			return log_error_errno(r, "Failed to arm the reconnect timer: %m");
+		return 0;
+	}
+	if (r < 0)
+		return log_error_errno(r, "Failed to connect to the kernel shim: %m");
+
+	r = sd_event_add_io(m->event, &m->kernel_source, pcierr_event_fd(ctx),
+			    EPOLLIN, on_kernel_io, m);
+	if (r < 0) {
+		pcierr_ctx_free(ctx);
+		return log_error_errno(r, "Failed to watch kernel notifications: %m");
+	}
+	m->kernel = ctx;
+	m->next_seq = 0;
+	manager_set_kernel_connected(m, true);
+	return 1;
+}
+
+int kernel_source_start(struct manager *m)
+{
+	int r = kernel_connect(m);
+
+	if (r == 0)
+		log_warning("The kernel shim is not loaded (modprobe pcierr_shim); waiting for it.");
+	return r < 0 ? r : 0;
+}
+
+void kernel_source_stop(struct manager *m)
+{
+	m->reconnect_timer = sd_event_source_disable_unref(m->reconnect_timer);
+	m->kernel_source = sd_event_source_disable_unref(m->kernel_source);
+	pcierr_ctx_free(m->kernel);
+	m->kernel = NULL;
+}

@@ -1,0 +1,810 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The manager: slots and devices as the shim reports them, kept current
+ * by resyncs and per-slot refreshes, with their freeze history from the
+ * state store and their names from pci.ids; and the methods the bus calls.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "bus.h"
+#include "config.h"
+#include "kernel-source.h"
+#include "log.h"
+#include "manager.h"
+#include "metrics.h"
+#include "pci-names.h"
+#include "recovery.h"
+#include "udev-source.h"
+
+pcierr_usec_t now_realtime_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC +
+	       (pcierr_usec_t)ts.tv_nsec / 1000;
+}
+
+pcierr_usec_t now_monotonic_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC +
+	       (pcierr_usec_t)ts.tv_nsec / 1000;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Devices */
+
+static struct device *device_free(struct device *d)
+{
+	if (!d)
+		return NULL;
+	free(d->path);
+	free(d->driver);
+	free(d->vendor_name);
+	free(d->device_name);
+	free(d->disabled_reason);
+	free(d);
+	return NULL;
+}
+
+static int set_string(char **p, const char *v)
+{
+	char *n;
+
+	if (*p && strcmp(*p, v ? v : "") == 0)
+		return 0;
+	n = strdup(v ? v : "");
+	if (!n)
+		return -ENOMEM;
+	free(*p);
+	*p = n;
+	return 1;
+}
+
+/* The identity's record and disabled mark from the state store */
+static void device_load_history(struct manager *m, struct device *d)
+{
+	struct pcierr_disabled dis;
+	int r;
+
+	d->history = (struct pcierr_freeze_record) { 0 };
+	set_string(&d->disabled_reason, "");
+	if (!m->state)
+		return;
+	r = pcierr_state_load_freeze(m->state, d->key, &d->history);
+	if (r < 0) {
+		log_warning_errno(r, "Failed to load the freeze record of %s: %m", d->addr);
+		return;
+	}
+	r = pcierr_state_is_disabled(m->state, d->key, &dis);
+	if (r > 0) {
+		d->history.disabled = true;
+		set_string(&d->disabled_reason, dis.message);
+	}
+}
+
+static int device_update(struct manager *m, struct device *d,
+			 const struct pcierr_device *k, bool *changed)
+{
+	char key[PCIERR_IDENTITY_KEY_MAX];
+	bool ids_changed;
+	int r;
+
+	ids_changed = d->vendor != k->vendor || d->device != k->device ||
+		      !d->vendor_name;
+	d->vendor = k->vendor;
+	d->device = k->device;
+	d->subvendor = k->subvendor;
+	d->subdevice = k->subdevice;
+	d->class = k->class;
+	d->dsn = k->dsn;
+	d->has_dsn = k->has_dsn;
+
+	if (ids_changed) {
+		char *vn = NULL, *dn = NULL;
+
+		r = pci_names_lookup(m->pci, k->vendor, k->device, &vn, &dn);
+		if (r < 0)
+			return r;
+		free(d->vendor_name);
+		free(d->device_name);
+		d->vendor_name = vn;
+		d->device_name = dn;
+	}
+
+	r = set_string(&d->driver, k->driver);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		*changed = true;
+	if (d->handlers != k->handlers || d->state != k->state ||
+	    d->error_gen != k->error_gen || d->flags != k->flags)
+		*changed = true;
+	d->handlers = k->handlers;
+	d->state = k->state;
+	d->error_gen = k->error_gen;
+	d->flags = k->flags;
+
+	r = pcierr_identity_key(k->vendor, k->device, k->subvendor, k->subdevice,
+				k->has_dsn, k->dsn, k->addr, key, sizeof(key));
+	if (r < 0)
+		return r;
+	if (strcmp(key, d->key) != 0) {
+		/* another card in this place: its own history */
+		snprintf(d->key, sizeof(d->key), "%s", key);
+		device_load_history(m, d);
+		*changed = true;
+	}
+	return 0;
+}
+
+static int device_new(struct manager *m, struct slot *s,
+		      const struct pcierr_device *k, struct device **ret)
+{
+	struct device *d = calloc(1, sizeof(*d));
+	bool changed = false;
+	int r;
+
+	if (!d)
+		return -ENOMEM;
+	d->manager = m;
+	d->slot = s;
+	snprintf(d->addr, sizeof(d->addr), "%s", k->addr);
+	r = bus_device_path(d->addr, &d->path);
+	if (r < 0 || set_string(&d->disabled_reason, "") < 0) {
+		device_free(d);
+		return r < 0 ? r : -ENOMEM;
+	}
+	r = device_update(m, d, k, &changed);
+	if (r < 0) {
+		device_free(d);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+int manager_save_history(struct manager *m, struct device *d,
+			 const struct pcierr_freeze_record *rec)
+{
+	bool disabled = d->history.disabled;
+	int r = 0;
+
+	d->history = *rec;
+	d->history.disabled = disabled || rec->disabled;
+	if (m->state)
+		r = pcierr_state_save_freeze(m->state, d->key, rec);
+	return r;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slots */
+
+static struct slot *slot_free(struct slot *s)
+{
+	if (!s)
+		return NULL;
+	recovery_slot_done(s);
+	for (size_t i = 0; i < s->n_devices; i++)
+		device_free(s->devices[i]);
+	free(s->devices);
+	free(s->path);
+	free(s);
+	return NULL;
+}
+
+static int slot_new(struct manager *m, const char *addr, struct slot **ret)
+{
+	struct slot **a;
+	struct slot *s;
+	int r;
+
+	a = realloc(m->slots, (m->n_slots + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	m->slots = a;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->manager = m;
+	snprintf(s->addr, sizeof(s->addr), "%s", addr);
+	s->rec = PCIERR_RECOVERY_INIT;
+	r = bus_slot_path(addr, &s->path);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	m->slots[m->n_slots++] = s;
+	*ret = s;
+	return 0;
+}
+
+static void slot_remove(struct manager *m, struct slot *s)
+{
+	for (size_t i = 0; i < s->n_devices; i++)
+		bus_device_removed(s->devices[i]);
+	bus_slot_removed(s);
+	for (size_t i = 0; i < m->n_slots; i++)
+		if (m->slots[i] == s) {
+			memmove(&m->slots[i], &m->slots[i + 1],
+				(m->n_slots - i - 1) * sizeof(*m->slots));
+			m->n_slots--;
+			break;
+		}
+	slot_free(s);
+}
+
+/* Bring s in line with the shim's pe: devices come, go, change */
+static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe *pe)
+{
+	_cleanup_free_ struct device **devs = NULL;
+	bool slot_changed = false;
+	int r;
+
+	if (pe->n_devices > 0) {
+		devs = calloc(pe->n_devices, sizeof(*devs));
+		if (!devs)
+			return -ENOMEM;
+	}
+
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		const struct pcierr_device *k = &pe->devices[i];
+		struct device *d = NULL;
+		bool changed = false;
+
+		for (size_t j = 0; j < s->n_devices; j++)
+			if (s->devices[j] && strcmp(s->devices[j]->addr, k->addr) == 0) {
+				d = s->devices[j];
+				s->devices[j] = NULL;
+				break;
+			}
+		if (d) {
+			r = device_update(m, d, k, &changed);
+			if (r < 0)
+				log_warning_errno(r, "Failed to update device %s: %m", k->addr);
+			if (changed)
+				bus_device_changed(d);
+		} else {
+			r = device_new(m, s, k, &d);
+			if (r < 0) {
+				log_error_errno(r, "Failed to add device %s: %m", k->addr);
+				continue;
+			}
+			slot_changed = true;
+		}
+		devs[i] = d;
+	}
+
+	/* what is left went away */
+	for (size_t j = 0; j < s->n_devices; j++)
+		if (s->devices[j]) {
+			bus_device_removed(s->devices[j]);
+			device_free(s->devices[j]);
+			slot_changed = true;
+		}
+	free(s->devices);
+	s->devices = NULL;
+	s->n_devices = 0;
+	for (size_t i = 0; i < pe->n_devices; i++)
+		if (devs[i])
+			devs[s->n_devices++] = devs[i];
+	s->devices = TAKE_PTR(devs);
+
+	/* announce the new ones once they are in the slot */
+	for (size_t i = 0; i < s->n_devices; i++) {
+		struct device *d = s->devices[i];
+
+		if (!d->announced) {
+			bus_device_added(d);
+			d->announced = true;
+		}
+	}
+
+	if (s->state != pe->state || s->flags != pe->flags ||
+	    s->reset_types != pe->reset_types || s->generation != pe->generation)
+		slot_changed = true;
+	s->state = pe->state;
+	s->flags = pe->flags;
+	s->reset_types = pe->reset_types;
+	s->generation = pe->generation;
+	if (slot_changed)
+		bus_slot_changed(s);
+	return 0;
+}
+
+struct slot *manager_find_slot(struct manager *m, const char *addr)
+{
+	char a[PCIERR_ADDR_MAX];
+
+	if (!addr || pcierr_addr_normalize(addr, a) < 0)
+		return NULL;
+	for (size_t i = 0; i < m->n_slots; i++)
+		if (strcmp(m->slots[i]->addr, a) == 0)
+			return m->slots[i];
+	return NULL;
+}
+
+struct device *manager_find_device(struct manager *m, const char *addr)
+{
+	char a[PCIERR_ADDR_MAX];
+
+	if (!addr || pcierr_addr_normalize(addr, a) < 0)
+		return NULL;
+	for (size_t i = 0; i < m->n_slots; i++)
+		for (size_t j = 0; j < m->slots[i]->n_devices; j++)
+			if (strcmp(m->slots[i]->devices[j]->addr, a) == 0)
+				return m->slots[i]->devices[j];
+	return NULL;
+}
+
+struct slot *manager_find_slot_for(struct manager *m, const char *addr)
+{
+	struct slot *s = manager_find_slot(m, addr);
+	struct device *d;
+
+	if (s)
+		return s;
+	d = manager_find_device(m, addr);
+	return d ? d->slot : NULL;
+}
+
+/* A slot that is not healthy, for a resync to act on */
+static bool slot_unhealthy(const struct slot *s)
+{
+	if (s->state == PCIERR_PE_STATE_DISABLED)
+		return false;
+	if (s->state != PCIERR_PE_STATE_NORMAL)
+		return true;
+	for (size_t i = 0; i < s->n_devices; i++) {
+		if (s->devices[i]->state != PCIERR_STATE_NORMAL &&
+		    s->devices[i]->state != PCIERR_STATE_UNSPEC)
+			return true;
+		if (s->devices[i]->history.disabled)
+			return true;
+	}
+	return false;
+}
+
+int manager_resync(struct manager *m, const char *why)
+{
+	struct pcierr_pe_list list = { 0 };
+	int r;
+
+	if (!m->kernel || !m->kernel_connected)
+		return -ENOTCONN;
+	r = pcierr_pe_dump(m->kernel, &list);
+	if (r < 0)
+		return log_error_errno(r, "Failed to dump the PEs (%s): %s", why,
+				       pcierr_last_error_message(m->kernel));
+
+	for (size_t i = 0; i < m->n_slots; i++)
+		m->slots[i]->seen = false;
+
+	for (size_t i = 0; i < list.n_pes; i++) {
+		const struct pcierr_pe *pe = &list.pes[i];
+		struct slot *s = manager_find_slot(m, pe->addr);
+		bool is_new = !s;
+
+		if (!s) {
+			r = slot_new(m, pe->addr, &s);
+			if (r < 0) {
+				log_error_errno(r, "Failed to add slot %s: %m", pe->addr);
+				continue;
+			}
+		}
+		s->seen = true;
+		r = slot_update(m, s, pe);
+		if (r < 0)
+			log_warning_errno(r, "Failed to update slot %s: %m", pe->addr);
+		if (is_new)
+			bus_slot_added(s);
+	}
+	pcierr_pe_list_clear(&list);
+
+	for (size_t i = 0; i < m->n_slots;) {
+		struct slot *s = m->slots[i];
+
+		if (!s->seen && !recovery_busy(s)) {
+			slot_remove(m, s);
+			continue;
+		}
+		i++;
+	}
+
+	m->counters.resyncs++;
+	log_debug("Resynchronised with the kernel (%s): %zu slots.", why, m->n_slots);
+
+	/* act on what is not healthy; the slots array may change meanwhile */
+	for (size_t i = 0; i < m->n_slots; i++) {
+		struct slot *s = m->slots[i];
+
+		if (!recovery_busy(s) && slot_unhealthy(s))
+			recovery_resync_slot(s);
+	}
+	bus_manager_changed(m);
+	manager_schedule_metrics(m);
+	return 0;
+}
+
+static int on_resync(sd_event_source *es, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->resync_source = sd_event_source_unref(m->resync_source);
+	manager_resync(m, "events lost");
+	return 0;
+}
+
+void manager_schedule_resync(struct manager *m, const char *why)
+{
+	int r;
+
+	if (m->resync_source)
+		return;
+	r = sd_event_add_defer(m->event, &m->resync_source, on_resync, m);
+	if (r < 0)
+		log_error_errno(r, "Failed to schedule a resync (%s): %m", why);
+}
+
+int manager_refresh_slot(struct manager *m, struct slot *s)
+{
+	struct pcierr_pe pe = { 0 };
+	int r;
+
+	if (!m->kernel || !m->kernel_connected)
+		return -ENOTCONN;
+	r = pcierr_pe_get(m->kernel, s->addr, &pe);
+	if (r == -ENODEV) {
+		/* the PE went away: its devices at once, the slot itself by a
+		 * resync (callers still hold s) */
+		struct pcierr_pe none = { .state = s->state, .flags = s->flags,
+					  .reset_types = s->reset_types,
+					  .generation = s->generation };
+
+		(void)slot_update(m, s, &none);
+		manager_schedule_resync(m, "slot gone");
+		return r;
+	}
+	if (r < 0)
+		return r;
+	r = slot_update(m, s, &pe);
+	pcierr_pe_clear(&pe);
+	manager_schedule_metrics(m);
+	return r;
+}
+
+int manager_refresh_by_device(struct manager *m, const char *addr, bool act)
+{
+	struct pcierr_pe pe = { 0 };
+	struct slot *s;
+	bool is_new = false;
+	int r;
+
+	if (!m->kernel || !m->kernel_connected)
+		return -ENOTCONN;
+	r = pcierr_pe_get_by_device(m->kernel, addr, &pe);
+	if (r < 0)
+		return r;
+	s = manager_find_slot(m, pe.addr);
+	if (!s) {
+		r = slot_new(m, pe.addr, &s);
+		if (r < 0)
+			goto out;
+		is_new = true;
+	}
+	r = slot_update(m, s, &pe);
+	if (is_new)
+		bus_slot_added(s);
+	manager_schedule_metrics(m);
+	/* a card whose identity was disabled came back: take it down again */
+	if (act && !recovery_busy(s) && slot_unhealthy(s))
+		recovery_resync_slot(s);
+out:
+	pcierr_pe_clear(&pe);
+	return r;
+}
+
+void manager_set_kernel_connected(struct manager *m, bool connected)
+{
+	if (m->kernel_connected == connected)
+		return;
+	m->kernel_connected = connected;
+	if (connected)
+		log_info("Kernel shim connected.");
+	else
+		log_warning("Kernel shim disconnected (pcierr_shim unloaded); waiting for it to come back.");
+	sd_notifyf(false, "STATUS=%s", connected ? "Watching PCI slots." :
+		   "Kernel shim not loaded; waiting for it.");
+	bus_manager_changed(m);
+	manager_schedule_metrics(m);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Metrics */
+
+static int on_metrics(sd_event_source *es, void *userdata)
+{
+	struct manager *m = userdata;
+	_cleanup_free_ struct pcierr_metrics_device *devs = NULL;
+	_cleanup_free_ struct pcierr_metrics_pe *pes = NULL;
+	struct pcierr_metrics mt = { 0 };
+	struct pcierr_stats st;
+	size_t n = 0;
+	int r;
+
+	m->metrics_source = sd_event_source_unref(m->metrics_source);
+	if (!m->config.metrics_path)
+		return 0;
+
+	for (size_t i = 0; i < m->n_slots; i++)
+		n += m->slots[i]->n_devices;
+	devs = calloc(n ? n : 1, sizeof(*devs));
+	pes = calloc(m->n_slots ? m->n_slots : 1, sizeof(*pes));
+	if (!devs || !pes)
+		return log_error_errno(ENOMEM, "Failed to write the metrics: %m");
+
+	mt.kernel_connected = m->kernel_connected;
+	if (m->kernel && pcierr_stats_get(m->kernel, &st) == 0)
+		for (size_t i = 0; i < __PCIERR_STAT_MAX && i < PCIERR_STATS_CAPACITY; i++)
+			mt.kernel[i] = st.counter[i];
+	mt.recoveries_started = m->counters.recoveries_started;
+	mt.recoveries_succeeded = m->counters.recoveries_succeeded;
+	mt.recoveries_failed = m->counters.recoveries_failed;
+	mt.hotplug_fallbacks = m->counters.hotplug_fallbacks;
+	mt.permanent_disables = m->counters.permanent_disables;
+	mt.resyncs = m->counters.resyncs;
+
+	n = 0;
+	for (size_t i = 0; i < m->n_slots; i++) {
+		struct slot *s = m->slots[i];
+
+		pes[i].address = s->addr;
+		pes[i].state = s->state;
+		for (size_t j = 0; j < s->n_devices; j++) {
+			struct device *d = s->devices[j];
+
+			devs[n].address = d->addr;
+			devs[n].has_ids = true;
+			devs[n].vendor = d->vendor;
+			devs[n].device = d->device;
+			devs[n].driver = d->driver;
+			devs[n].freeze_count = d->history.count;
+			devs[n].disabled = d->history.disabled;
+			n++;
+		}
+	}
+	mt.devices = devs;
+	mt.n_devices = n;
+	mt.pes = pes;
+	mt.n_pes = m->n_slots;
+
+	r = pcierr_metrics_write(&mt, m->config.metrics_path);
+	if (r < 0)
+		log_warning_errno(r, "Failed to write the metrics to %s: %m",
+				  m->config.metrics_path);
+	return 0;
+}
+
+void manager_schedule_metrics(struct manager *m)
+{
+	int r;
+
+	if (!m->config.metrics_path || m->metrics_source || !m->event)
+		return;
+	r = sd_event_add_defer(m->event, &m->metrics_source, on_metrics, m);
+	if (r < 0)
+		log_warning_errno(r, "Failed to schedule the metrics: %m");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Methods */
+
+#define MSG(...)	snprintf(msg, msg_size, __VA_ARGS__)
+
+static int kernel_error(struct manager *m, int r, char *msg, size_t msg_size)
+{
+	const char *why = m->kernel ? pcierr_last_error_message(m->kernel) : NULL;
+
+	if (r == -ENOTCONN || r == -ENOENT) {
+		MSG("The kernel shim is not loaded (modprobe pcierr_shim)");
+		return -ENOTCONN;
+	}
+	MSG("The kernel refused: %s", why && *why ? why : strerror(-r));
+	return r;
+}
+
+int manager_inject(struct manager *m, const char *addr,
+		   enum pcierr_channel_state state, uint32_t time_unavail_ms,
+		   uint64_t *ret_seq, char *msg, size_t msg_size)
+{
+	struct device *d = manager_find_device(m, addr);
+	int r;
+
+	if (!m->kernel || !m->kernel_connected) {
+		MSG("The kernel shim is not loaded (modprobe pcierr_shim)");
+		return -ENOTCONN;
+	}
+	if (!d) {
+		MSG("No PCI device %s is known to pcierr", addr);
+		return -ENODEV;
+	}
+	if (state != PCIERR_STATE_FROZEN && state != PCIERR_STATE_PERM_FAILURE) {
+		MSG("Invalid state: expected frozen or perm_failure");
+		return -EINVAL;
+	}
+	if (d->slot->state == PCIERR_PE_STATE_DISABLED) {
+		MSG("Slot %s is permanently disabled (pcierrctl enable %s)",
+		    d->slot->addr, d->slot->addr);
+		return -EINVAL;
+	}
+	r = pcierr_inject(m->kernel, d->addr, state, time_unavail_ms, ret_seq);
+	if (r < 0)
+		return kernel_error(m, r, msg, msg_size);
+	log_info("Injected a %s error on %s (seq %llu).", pcierr_state_to_string(state),
+		 d->addr, (unsigned long long)*ret_seq);
+	return 0;
+}
+
+int manager_reset(struct manager *m, const char *addr,
+		  enum pcierr_reset_type type, char *msg, size_t msg_size)
+{
+	struct slot *s = manager_find_slot_for(m, addr);
+
+	if (!m->kernel || !m->kernel_connected) {
+		MSG("The kernel shim is not loaded (modprobe pcierr_shim)");
+		return -ENOTCONN;
+	}
+	if (!s) {
+		MSG("No PCI device or slot %s is known to pcierr", addr);
+		return -ENODEV;
+	}
+	return recovery_request_reset(s, type, msg, msg_size);
+}
+
+int manager_enable(struct manager *m, const char *addr,
+		   char *msg, size_t msg_size)
+{
+	struct slot *s = manager_find_slot_for(m, addr);
+	char a[PCIERR_ADDR_MAX];
+
+	if (pcierr_addr_normalize(addr, a) < 0) {
+		MSG("Invalid PCI address '%s'", addr);
+		return -EINVAL;
+	}
+	if (!s && m->state) {
+		/* a former device of a disabled slot: the store knows where */
+		_cleanup_free_ struct pcierr_disabled *dis = NULL;
+		size_t n = 0;
+
+		if (pcierr_state_find_disabled(m->state, a, &dis, &n) >= 0 && n > 0)
+			s = manager_find_slot(m, dis[0].pe);
+	}
+	if (!s) {
+		MSG("No PCI device or slot %s is known to pcierr", a);
+		return -ENODEV;
+	}
+	return recovery_enable(s, msg, msg_size);
+}
+
+int manager_clear_freeze_count(struct manager *m, const char *addr,
+			       char *msg, size_t msg_size)
+{
+	struct device *d = manager_find_device(m, addr);
+	int r;
+
+	if (!d) {
+		MSG("No PCI device %s is known to pcierr", addr);
+		return -ENODEV;
+	}
+	if (m->state) {
+		r = pcierr_state_clear_freeze(m->state, d->key);
+		if (r < 0) {
+			MSG("Failed to update the state store: %s", strerror(-r));
+			return r;
+		}
+	}
+	d->history.count = 0;
+	d->history.first_usec = 0;
+	d->history.last_usec = 0;
+	log_info("Freeze count of %s cleared.", d->addr);
+	bus_device_changed(d);
+	manager_schedule_metrics(m);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Life */
+
+int manager_new(struct manager **ret)
+{
+	struct manager *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	pcierr_config_init(&m->config);
+	*ret = m;
+	return 0;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < m->n_slots; i++)
+		slot_free(m->slots[i]);
+	free(m->slots);
+	for (size_t i = 0; i < ELEMENTSOF(m->bus_slots); i++)
+		sd_bus_slot_unref(m->bus_slots[i]);
+	sd_bus_flush_close_unref(m->bus);
+	sd_event_source_unref(m->resync_source);
+	sd_event_source_unref(m->metrics_source);
+	sd_event_source_unref(m->watchdog_source);
+	udev_source_stop(m);
+	kernel_source_stop(m);
+	pcierr_state_close(m->state);
+	pci_names_close(m->pci);
+	pcierr_config_done(&m->config);
+	free(m->state_path);
+	sd_event_unref(m->event);
+	free(m);
+	return NULL;
+}
+
+int manager_start(struct manager *m, bool use_bus)
+{
+	int r;
+
+	r = sd_event_default(&m->event);
+	if (r < 0)
+		return log_error_errno(r, "Failed to allocate the event loop: %m");
+	(void)sd_event_add_signal(m->event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
+	(void)sd_event_add_signal(m->event, NULL, SIGINT | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
+	/* WATCHDOG=1 as often as the service manager wants it */
+	r = sd_event_set_watchdog(m->event, true);
+	if (r < 0)
+		log_warning_errno(r, "Failed to enable the watchdog: %m");
+
+	r = pci_names_open(&m->pci);
+	if (r < 0)
+		log_warning_errno(r, "Failed to open the PCI name database, no names: %m");
+
+	if (use_bus) {
+		r = sd_bus_open_system(&m->bus);
+		if (r < 0)
+			return log_error_errno(r, "Failed to connect to the system bus: %m");
+		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+		if (r < 0)
+			return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+		r = bus_setup(m);
+		if (r < 0)
+			return log_error_errno(r, "Failed to register the D-Bus objects: %m");
+	}
+
+	r = udev_source_start(m);
+	if (r < 0)
+		return r;
+
+	/* the shim may be missing: pcierrd serves and waits for it */
+	r = kernel_source_start(m);
+	if (r < 0)
+		return r;
+	if (m->kernel)
+		(void)manager_resync(m, "start");
+
+	if (m->bus) {
+		r = bus_request_name(m);
+		if (r < 0)
+			return log_error_errno(r, "Failed to acquire the bus name " PCIERR_BUS_NAME ": %m");
+	}
+	return 0;
+}
