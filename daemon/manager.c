@@ -244,36 +244,38 @@ static void slot_remove(struct manager *m, struct slot *s)
 	slot_free(s);
 }
 
-/* Bring s in line with the shim's pe: devices come, go, change */
+/*
+ * Bring s in line with the shim's pe: devices come, go, change. The bus
+ * hears of it only once s->devices is whole again (its lookups walk it).
+ */
 static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe *pe)
 {
 	_cleanup_free_ struct device **devs = NULL;
+	_cleanup_free_ bool *changed = NULL;
+	struct device **gone = s->devices;
+	size_t n_gone = s->n_devices, n = 0;
 	bool slot_changed = false;
 	int r;
 
-	if (pe->n_devices > 0) {
-		devs = calloc(pe->n_devices, sizeof(*devs));
-		if (!devs)
-			return -ENOMEM;
-	}
+	devs = calloc(pe->n_devices + 1, sizeof(*devs));
+	changed = calloc(pe->n_devices + 1, sizeof(*changed));
+	if (!devs || !changed)
+		return -ENOMEM;
 
 	for (size_t i = 0; i < pe->n_devices; i++) {
 		const struct pcierr_device *k = &pe->devices[i];
 		struct device *d = NULL;
-		bool changed = false;
 
-		for (size_t j = 0; j < s->n_devices; j++)
-			if (s->devices[j] && strcmp(s->devices[j]->addr, k->addr) == 0) {
-				d = s->devices[j];
-				s->devices[j] = NULL;
+		for (size_t j = 0; j < n_gone; j++)
+			if (gone[j] && strcmp(gone[j]->addr, k->addr) == 0) {
+				d = gone[j];
+				gone[j] = NULL;
 				break;
 			}
 		if (d) {
-			r = device_update(m, d, k, &changed);
+			r = device_update(m, d, k, &changed[n]);
 			if (r < 0)
 				log_warning_errno(r, "Failed to update device %s: %m", k->addr);
-			if (changed)
-				bus_device_changed(d);
 		} else {
 			r = device_new(m, s, k, &d);
 			if (r < 0) {
@@ -282,32 +284,30 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 			}
 			slot_changed = true;
 		}
-		devs[i] = d;
+		devs[n++] = d;
 	}
 
+	s->devices = TAKE_PTR(devs);
+	s->n_devices = n;
+
 	/* what is left went away */
-	for (size_t j = 0; j < s->n_devices; j++)
-		if (s->devices[j]) {
-			bus_device_removed(s->devices[j]);
-			device_free(s->devices[j]);
+	for (size_t j = 0; j < n_gone; j++)
+		if (gone[j]) {
+			if (gone[j]->announced)
+				bus_device_removed(gone[j]);
+			device_free(gone[j]);
 			slot_changed = true;
 		}
-	free(s->devices);
-	s->devices = NULL;
-	s->n_devices = 0;
-	for (size_t i = 0; i < pe->n_devices; i++)
-		if (devs[i])
-			devs[s->n_devices++] = devs[i];
-	s->devices = TAKE_PTR(devs);
+	free(gone);
 
-	/* announce the new ones once they are in the slot */
 	for (size_t i = 0; i < s->n_devices; i++) {
 		struct device *d = s->devices[i];
 
 		if (!d->announced) {
 			bus_device_added(d);
 			d->announced = true;
-		}
+		} else if (changed[i])
+			bus_device_changed(d);
 	}
 
 	if (s->state != pe->state || s->flags != pe->flags ||
