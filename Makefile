@@ -12,6 +12,23 @@ PREFIX  ?= /usr
 DESTDIR ?=
 BUILD   ?= build
 
+# Where "make install" puts things (Debian 12's paths with PREFIX=/usr).
+# What systemd, D-Bus and kmod read from fixed places does not follow
+# PREFIX; each may be overridden on the command line.
+BINDIR         ?= $(PREFIX)/bin
+SBINDIR        ?= $(PREFIX)/sbin
+DATADIR        ?= $(PREFIX)/share
+MANDIR         ?= $(DATADIR)/man
+SYSCONFDIR     ?= /etc
+SYSTEMDUNITDIR ?= /lib/systemd/system
+CATALOGDIR     ?= /usr/lib/systemd/catalog
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+DBUSPOLICYDIR  ?= /usr/share/dbus-1/system.d
+DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/system-services
+DBUSIFACEDIR   ?= $(DATADIR)/dbus-1/interfaces
+BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
+DKMSSRCDIR     ?= /usr/src
+
 # The module builds against the Debian kernel the test VM boots (the host
 # kernel here has neither modules nor headers). Override with KDIR=.
 KVER    ?= $(shell scripts/vm-kernel-version 2>/dev/null)
@@ -33,7 +50,7 @@ SQLITE_LIBS   := $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
 SYSTEMD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libsystemd 2>/dev/null)
 SYSTEMD_LIBS   := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null)
 
-.PHONY: all check demo install clean deps unit-check vm-check
+.PHONY: all check demo install clean deps unit-check install-check vm-check
 all:
 install: all
 
@@ -43,7 +60,9 @@ deps:
 include kernel/kernel.mk
 include lib/libpcierr/libpcierr.mk
 include daemon/daemon.mk
+include tools/pcierrctl/pcierrctl.mk
 include tests/unit/unit.mk
+include systemd/systemd.mk
 include tests/vm/vm.mk
 
 check: deps
@@ -51,6 +70,7 @@ check: deps
 	$(MAKE) module-check
 	$(MAKE) testdrv-check
 	$(MAKE) unit-check
+	$(MAKE) install-check
 	$(MAKE) vm-check
 
 demo: deps

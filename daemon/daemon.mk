@@ -28,8 +28,27 @@ $(BUILD)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PCIERRD_CFLAGS) -c -o $@ $<
 
-$(PCIERRD): $(PCIERRD_OBJS) $(LIBPCIERR_SO) $(BUILD)/lib/libpcierr.so
-	$(CC) $(CFLAGS) -o $@ $(PCIERRD_OBJS) -L$(BUILD)/lib -lpcierr \
-		-Wl,-rpath,'$$ORIGIN/lib' $(PCIERRD_LIBS)
+# libpcierr linked in statically: the daemon runs from the build tree (the
+# test VM) and installed alike, with no rpath
+$(PCIERRD): $(PCIERRD_OBJS) $(LIBPCIERR_A)
+	$(CC) $(CFLAGS) -o $@ $(PCIERRD_OBJS) $(LIBPCIERR_A) $(PCIERRD_LIBS)
 
 -include $(PCIERRD_OBJS:.o=.d)
+
+# Installation: the daemon, its man pages and the commented default
+# configuration (never replacing one that is there: it is the admin's).
+# The unit, bus files, catalog and DKMS tree: systemd/systemd.mk.
+.PHONY: install-pcierrd
+install: install-pcierrd
+install-pcierrd: $(PCIERRD)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf.d
+	install -m 0755 $(PCIERRD) $(DESTDIR)$(SBINDIR)/pcierrd
+	install -m 0644 man/pcierrd.8 $(DESTDIR)$(MANDIR)/man8/pcierrd.8
+	install -m 0644 man/pcierrd.conf.5 $(DESTDIR)$(MANDIR)/man5/pcierrd.conf.5
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf ]; then \
+		echo "install-pcierrd: keeping $(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf"; \
+	else \
+		echo "install -m 0644 systemd/pcierrd.conf $(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf"; \
+		install -m 0644 systemd/pcierrd.conf $(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf; \
+	fi
