@@ -26,6 +26,7 @@ int main(void)
 		suite_metrics,
 		suite_uevent,
 		suite_bus,
+		suite_ctl,
 	};
 	SRunner *sr = NULL;
 	int failed;

@@ -13,5 +13,6 @@ Suite *suite_state(void);
 Suite *suite_metrics(void);
 Suite *suite_uevent(void);
 Suite *suite_bus(void);
+Suite *suite_ctl(void);
 
 #endif /* PCIERR_CKSUITES_H */

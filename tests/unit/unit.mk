@@ -16,8 +16,12 @@ UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
 	daemon/bus-util.c
+# pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
+UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c \
+	tools/pcierrctl/model.c tools/pcierrctl/output.c
 UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS)) \
-	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS))
+	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS)) \
+	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS))
 UNIT_BIN   := $(BUILD)/tests/check-all
 UNIT_CFLAGS := $(CFLAGS) $(NL_CFLAGS) $(CHECK_CFLAGS) $(SQLITE_CFLAGS) $(SYSTEMD_CFLAGS) -I$(CURDIR)/$(LIBPCIERR_DIR) -MMD -MP
 
@@ -34,7 +38,15 @@ $(BUILD)/$(UNIT_DIR)/%.o: $(UNIT_DIR)/%.c
 # cksuite-bus.c compares the introspection with dbus/*.xml of this tree
 $(BUILD)/$(UNIT_DIR)/cksuite-bus.o: UNIT_CFLAGS += -DCK_SRCDIR='"$(CURDIR)"'
 
+# cksuite-ctl.c runs build/pcierrctl against a fake pcierrd
+$(BUILD)/$(UNIT_DIR)/cksuite-ctl.o: UNIT_CFLAGS += -DCK_PCIERRCTL='"$(abspath $(BUILD))/pcierrctl"'
+unit-check unit-valgrind: $(PCIERRCTL)
+
 $(BUILD)/$(UNIT_DIR)/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o: tools/pcierrctl/%.c
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
