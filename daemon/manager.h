@@ -103,6 +103,8 @@ struct slot {
 	uint64_t admin_seq;		/* ... with this seq */
 	enum pcierr_reset_type admin_type;
 	bool outside_policy;		/* op_id is a resync RESCAN or an ENABLE */
+	const char *mode;		/* of the recovery under way (static) */
+	char disabled_device[PCIERR_ADDR_MAX];	/* named when disabling */
 	int64_t history_id;		/* of the recovery's EVENT entry */
 	pcierr_usec_t step_started_mono;	/* CLOCK_MONOTONIC */
 	struct slot_status status;

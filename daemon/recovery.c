@@ -68,7 +68,7 @@ static void history(struct slot *s, const char *device, enum pcierr_history_kind
 	struct pcierr_history_entry e = {
 		.time_usec = now_realtime_usec(),
 		.pe = s->addr,
-		.device = device ? device : "",
+		.device = device && *device ? device : NULL,
 		.kind = kind,
 		.step = step ? step : "",
 		.result = result ? result : "",
@@ -288,20 +288,24 @@ static void emit_started(struct slot *s)
 	struct manager *m = s->manager;
 	const char *mode = mode_name(&s->rec);
 
+	s->mode = mode;
 	m->counters.recoveries_started++;
 	bus_emit_recovery_started(m, s->addr, mode);
 	log_info("Slot %s: recovery started (%s).", s->addr, mode);
 	if (s->rec.phase != PCIERR_PHASE_KERNEL && s->rec.mode != PCIERR_MODE_CALLBACKS) {
 		m->counters.hotplug_fallbacks++;
 		log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
-			   "Slot %s: %s driver lacks recovery callbacks, recovering by %s.",
-			   s->addr, s->rec.mode == PCIERR_MODE_FULL_HOTPLUG ? "no" : "some",
+			   "Slot %s: %s; recovering by %s.", s->addr,
+			   s->rec.mode == PCIERR_MODE_FULL_HOTPLUG ?
+			   "no driver has recovery callbacks" :
+			   "some drivers lack recovery callbacks",
 			   s->rec.mode == PCIERR_MODE_FULL_HOTPLUG ?
 			   "hot-unplug, reset and rescan" :
 			   "removing those devices, recovering the rest, and a rescan");
 	}
 }
 
+/* the card to name when disabling: one whose identity is disabled */
 static const char *first_disabled_device(const struct slot *s)
 {
 	for (size_t i = 0; i < s->n_devices; i++)
@@ -347,7 +351,8 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 		m->counters.recoveries_succeeded++;
 		log_struct(LOG_NOTICE, PCIERR_MESSAGE_RECOVERED, s->addr, NULL, extra,
 			   "Slot %s recovered in %llu ms (%s).", s->addr,
-			   (unsigned long long)(out->duration_usec / 1000), mode_name(&s->rec));
+			   (unsigned long long)(out->duration_usec / 1000),
+			   s->mode ? s->mode : mode_name(&s->rec));
 	} else {
 		const char *extra[] = { duration, NULL };
 
@@ -356,13 +361,13 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 			   "Slot %s was not recovered (%s): %s.", s->addr, result,
 			   why ? why : "");
 	}
-	history(s, NULL, PCIERR_HISTORY_RECOVERY, mode_name(&s->rec), result, "",
+	history(s, NULL, PCIERR_HISTORY_RECOVERY, s->mode ? s->mode : mode_name(&s->rec), result, "",
 		out->duration_usec, 0, why, NULL);
 	bus_emit_recovery_finished(m, s->addr, result, out->duration_usec);
 
 	if (disabled) {
 		char reason[512];
-		const char *dev = first_disabled_device(s);
+		const char *dev = s->disabled_device;
 
 		snprintf(reason, sizeof(reason), "%s; " ADVICE "%s", why ? why : "",
 			 dev[0] ? dev : s->addr);
@@ -451,6 +456,9 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			return op_failed_now(s, PCIERR_CMD_RESCAN, 0, r, next);
 		return started(s, PCIERR_CMD_RESCAN, op_id, out->timeout_usec);
 	case PCIERR_ACTION_DISABLE:
+		/* the devices are gone once it is done: name one now */
+		snprintf(s->disabled_device, sizeof(s->disabled_device), "%s",
+			 first_disabled_device(s));
 		log_warning("Slot %s: disabling: %s", s->addr,
 			    out->message[0] ? out->message : pcierr_policy_reason_to_string(out->reason));
 		r = k ? pcierr_disable(k, s->addr, &op_id) : -ENOTCONN;

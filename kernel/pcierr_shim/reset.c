@@ -8,8 +8,9 @@
  * masks the link change instead of taking it for a surprise removal) and
  * a secondary bus reset of the bridge otherwise; it locks, saves and
  * restores every device below the bridge and calls the drivers'
- * reset_prepare/reset_done. A lone device on a root bus gets a function
- * level reset. A fundamental reset has no generic entry point on x86.
+ * reset_prepare/reset_done. A bridge whose bus is empty (everything
+ * hot-unplugged) gets a plain secondary bus reset. A lone device on a root
+ * bus gets a function level reset. A fundamental reset has no generic entry point on x86.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,8 +35,14 @@ static int pcierr_reset_bus(struct pcierr_pe *pe, struct pcierr_dev **devs,
 			break;
 		}
 	}
+	/*
+	 * Nothing left on the bus (a full hotplug fallback removed it all):
+	 * reset the link through the bridge itself, so that the rescan
+	 * finds the cards fresh.
+	 */
 	if (!pdev)
-		return -ENODEV;
+		return pe->head && pe->head->subordinate ?
+		       pci_bridge_secondary_bus_reset(pe->head) : -ENODEV;
 
 	for (i = 0; ; i++) {
 		ret = pci_reset_bus(pdev);
