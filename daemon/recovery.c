@@ -369,8 +369,12 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 		char reason[512];
 		const char *dev = s->disabled_device;
 
-		snprintf(reason, sizeof(reason), "%s; " ADVICE "%s", why ? why : "",
-			 dev[0] ? dev : s->addr);
+		if (why && strstr(why, "reseat"))
+			snprintf(reason, sizeof(reason), "%s; then run: pcierrctl enable %s",
+				 why, dev[0] ? dev : s->addr);
+		else
+			snprintf(reason, sizeof(reason), "%s; " ADVICE "%s", why ? why : "",
+				 dev[0] ? dev : s->addr);
 		m->counters.permanent_disables++;
 		log_struct(LOG_CRIT, PCIERR_MESSAGE_DISABLED, s->addr, dev, NULL,
 			   "Slot %s permanently disabled: %s", s->addr, reason);

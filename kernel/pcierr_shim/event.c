@@ -71,7 +71,15 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 
 	ts = ktime_get_ns();
 	gen = (u32)atomic_inc_return(&dev->error_gen);
-	pcierr_set_io_state(dev->pdev, state);
+	/*
+	 * A perm_failure that names a time of unavailability may still be
+	 * recovered once that time has passed (the daemon decides): until
+	 * then the device is frozen. perm_failure itself is final.
+	 */
+	if (state == pci_channel_io_perm_failure && time_unavail_ms > 0)
+		pcierr_set_io_state(dev->pdev, pci_channel_io_frozen);
+	else
+		pcierr_set_io_state(dev->pdev, state);
 
 	spin_lock_irqsave(&pe->lock, flags);
 	if (pe->state != PCIERR_PE_STATE_REMOVED &&

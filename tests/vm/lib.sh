@@ -12,10 +12,11 @@
 # and its output indented with "  | ", so that the log of a failed scenario
 # says what was checked. The output is only shown when the scenario fails.
 #
-# Clean-up: a scenario lists the PEs it touches in CLEANUP_PES; when it
-# exits (pass or fail) background jobs are killed, the test driver's
-# settings are restored, and those PEs are brought back to normal as far as
-# possible, so that one failure does not cascade into the next scenarios.
+# Clean-up: a scenario lists the PEs it touches in CLEANUP_PES (and may set
+# CLEANUP_CMD, a command run first); when it exits (pass or fail) pcierrd
+# is stopped, background jobs are killed, the test driver's settings are
+# restored, and those PEs are brought back to normal as far as possible,
+# so that one failure does not cascade into the next scenarios.
 
 set -u
 set -a
@@ -245,6 +246,9 @@ pe_normalize() {
 	removed) "$NL" rescan "$1" ;;
 	disabled) "$NL" enable "$1" ;;
 	*)
+		# drivers that were never told (e1000e would re-enable MSI-X it
+		# never disabled, and warn) hear error_detected first
+		[ "$_st" = frozen ] && "$NL" report "$1" error_detected --state frozen
 		"$NL" reset "$1"
 		"$NL" report "$1" slot_reset
 		"$NL" report "$1" resume
@@ -263,8 +267,480 @@ require_normal() {
 	ok "PEs $* are normal"
 }
 
+# --- pcierrd and the system bus (scenarios 11-) -----------------------------
+#
+# pcierrd runs from the build directory with a state and configuration
+# directory of the scenario's own ($PD_STATE, $PD_CONF, $PD_CONFD: empty
+# configuration = the built-in defaults unless the scenario writes one);
+# its stderr goes to $PD_LOG (log/NAME.pcierrd.log next to the scenario's
+# log), whose tail is shown when the scenario fails. It is stopped when
+# the scenario ends. The guest runner starts the system bus (dbus-daemon,
+# with the tree's dbus/org.pcierr1.conf). There is no udevd: pcierrd then
+# reads the kernel's uevents itself. PCIERR_VM_UDEVD=1 starts
+# systemd-udevd before pcierrd (its libudev monitor then takes udev's
+# events), to test that way too.
+
+PCIERRD=${PCIERRD:-$BUILD/pcierrd}
+AER_INJECT=${AER_INJECT:-$BUILD/aer-inject}
+BUS_NAME=org.pcierr1
+BUS_PATH=/org/pcierr1
+MGR_IFACE=org.pcierr1.Manager
+SLOT_IFACE=org.pcierr1.Slot
+DEV_IFACE=org.pcierr1.Device
+# every busctl call is bounded too
+BUS_TIMEOUT=${BUS_TIMEOUT:-30}
+# how long pcierrd may take to own its name after it was started
+PD_START_TIMEOUT=${PD_START_TIMEOUT:-20}
+PD_DIR=$TMP/pcierrd
+PD_STATE=$PD_DIR/state
+PD_CONF=$PD_DIR/pcierrd.conf
+PD_CONFD=$PD_DIR/pcierrd.conf.d
+PD_LOG=${PCIERR_OUT:-$TMP}/log/${PCIERR_SCENARIO:-scenario}.pcierrd.log
+PD_PID=
+_pd_used=0
+
+# udevd_start: systemd-udevd, if it is not running (quiet; 0 if it runs)
+udevd_start() {
+	[ -S /run/udev/control ] && return 0
+	_udevd=/lib/systemd/systemd-udevd
+	[ -x "$_udevd" ] || { echo "-- no $_udevd: pcierrd sees no udev events"; return 1; }
+	mkdir -p /run/udev
+	echo "+ $_udevd --daemon"
+	"$_udevd" --daemon >/dev/null 2>&1 ||
+		{ echo "-- $_udevd --daemon failed"; return 1; }
+	wait_until 10 test -S /run/udev/control ||
+		{ echo "-- udevd did not create /run/udev/control in 10 s"; return 1; }
+	return 0
+}
+
+# bus_owner: the unique name owning org.pcierr1 (empty: none)
+bus_owner() {
+	timeout -k 2 "$BUS_TIMEOUT" busctl --system call org.freedesktop.DBus \
+		/org/freedesktop/DBus org.freedesktop.DBus GetNameOwner s "$BUS_NAME" \
+		2>/dev/null | sed -n 's/^s "\(.*\)"$/\1/p'
+}
+bus_has_owner() { [ -n "$(bus_owner)" ]; }
+
+# pcierrd_running: the pcierrd this scenario started is still running
+pcierrd_running() { [ -n "$PD_PID" ] && ! gone "$PD_PID"; }
+
+# pcierrd_start [ARGS...]: start pcierrd (same state directory each
+# time: a restart keeps its state) and wait until it owns org.pcierr1
+pcierrd_start() {
+	[ -x "$PCIERRD" ] || fail "no $PCIERRD (make)"
+	[ -S /run/dbus/system_bus_socket ] || fail "no system bus in the guest (see log/setup.log)"
+	pcierrd_running && fail "pcierrd_start: pcierrd (pid $PD_PID) is already running"
+	bus_has_owner && fail "org.pcierr1 is owned ($(bus_owner)) before pcierrd was started"
+	[ "${PCIERR_VM_UDEVD:-0}" = 1 ] && udevd_start
+	mkdir -p "$PD_STATE" "$PD_CONFD"
+	[ -f "$PD_CONF" ] || : > "$PD_CONF"
+	_pd_used=1
+	echo "=== pcierrd $* ($(date +%T.%N))" >> "$PD_LOG"
+	echo "+ $PCIERRD --config $PD_CONF --config-dir $PD_CONFD --state-dir $PD_STATE $* 2>> $PD_LOG &"
+	_t0=$(now_ns)
+	# a crash leaves a core in the results directory (guest runner's
+	# core_pattern): gdb build/pcierrd build/vm/out/core.pcierrd.PID
+	# shellcheck disable=SC3045 # dash has ulimit -c
+	ulimit -c unlimited 2>/dev/null
+	"$PCIERRD" --config "$PD_CONF" --config-dir "$PD_CONFD" \
+		--state-dir "$PD_STATE" "$@" < /dev/null >> "$PD_LOG" 2>&1 &
+	PD_PID=$!
+	_end=$(( $(date +%s) + PD_START_TIMEOUT ))
+	while ! bus_has_owner; do
+		if gone "$PD_PID"; then
+			wait "$PD_PID"
+			_st=$?
+			PD_PID=
+			fail "pcierrd exited with status $_st before owning $BUS_NAME"
+		fi
+		[ "$(date +%s)" -lt "$_end" ] ||
+			fail "pcierrd did not own $BUS_NAME within $PD_START_TIMEOUT s"
+		sleep 0.1
+	done
+	ok "pcierrd (pid $PD_PID) owns $BUS_NAME after $(ms_between "$_t0" "$(now_ns)") ms"
+}
+
+# pcierrd_stop: SIGTERM; it must exit 0 within 10 s and give up the name
+pcierrd_stop() {
+	[ -n "$PD_PID" ] || fail "pcierrd_stop: pcierrd is not running"
+	echo "+ kill -TERM $PD_PID (pcierrd)"
+	kill -TERM "$PD_PID" 2>/dev/null
+	if ! wait_until 10 gone "$PD_PID"; then
+		kill -KILL "$PD_PID" 2>/dev/null
+		wait "$PD_PID" 2>/dev/null
+		PD_PID=
+		fail "pcierrd did not exit within 10 s of SIGTERM"
+	fi
+	wait "$PD_PID"
+	_st=$?
+	PD_PID=
+	[ "$_st" = 0 ] || fail "pcierrd exited with status $_st on SIGTERM"
+	wait_until 5 sh -c '! busctl --system status org.pcierr1' ||
+		fail "org.pcierr1 still owned after pcierrd exited"
+	ok "pcierrd stopped (exit status 0)"
+}
+
+# pcierrd_kill9: SIGKILL, wait until it is gone and the name released
+pcierrd_kill9() {
+	[ -n "$PD_PID" ] || fail "pcierrd_kill9: pcierrd is not running"
+	echo "+ kill -KILL $PD_PID (pcierrd)"
+	kill -KILL "$PD_PID" 2>/dev/null
+	wait_until 10 gone "$PD_PID" || fail "pcierrd survived SIGKILL for 10 s"
+	wait "$PD_PID" 2>/dev/null
+	PD_PID=
+	echo "=== killed with SIGKILL ($(date +%T.%N))" >> "$PD_LOG"
+	wait_until 5 sh -c '! busctl --system status org.pcierr1' ||
+		fail "org.pcierr1 still owned after pcierrd was killed"
+	ok "pcierrd killed"
+}
+
+# pd_conf TEXT: the scenario's pcierrd.conf (before pcierrd_start)
+pd_conf() {
+	mkdir -p "$PD_DIR"
+	printf '%s\n' "$1" > "$PD_CONF"
+	echo "+ pcierrd.conf:"
+	sed 's/^/  | /' "$PD_CONF"
+}
+
+# pd_log_since LINES: pcierrd's log after its first LINES lines
+pd_log_lines() { wc -l < "$PD_LOG" 2>/dev/null || echo 0; }
+
+_pcierrd_cleanup() {
+	if [ -n "$PD_PID" ]; then
+		kill -TERM "$PD_PID" 2>/dev/null
+		wait_until 10 gone "$PD_PID" || kill -KILL "$PD_PID" 2>/dev/null
+		wait "$PD_PID" 2>/dev/null
+		PD_PID=
+	fi
+	if [ "$_pd_used" = 1 ] && [ "${_exit_status:-0}" != 0 ] && [ -f "$PD_LOG" ]; then
+		echo "--- pcierrd log ($PD_LOG), last 150 lines ---"
+		tail -n 150 "$PD_LOG"
+	fi
+	if [ "$_pd_used" = 1 ]; then
+		for _c in "${PCIERR_OUT:-/nonexistent}"/core.pcierrd.*; do
+			[ -e "$_c" ] && echo "--- pcierrd dumped core: $_c (gdb $PCIERRD $_c)"
+		done
+	fi
+	return 0
+}
+
+# --- D-Bus calls ---------------------------------------------------------------
+
+# bus ARGS...: busctl --system ARGS (bounded): $out, $rc
+bus() {
+	run timeout -k 2 "$BUS_TIMEOUT" busctl --system "--timeout=$BUS_TIMEOUT" "$@"
+}
+
+# bus_call METHOD [SIGNATURE ARGS...]: a method of the Manager, as root
+bus_call() {
+	_m=$1
+	shift
+	bus call "$BUS_NAME" "$BUS_PATH" "$MGR_IFACE" "$_m" "$@"
+}
+
+# must_call METHOD [SIGNATURE ARGS...]: ... which must succeed
+must_call() {
+	bus_call "$@"
+	[ "$rc" = 0 ] || fail "Manager.$1 failed (busctl exit status $rc): $out"
+}
+
+# call_expect_error ERROR METHOD ARGS...: Manager.METHOD (called with
+# dbus-send, which names the error; ARGS in its form: string:x uint32:0)
+# must fail with ERROR (org.freedesktop.DBus.Error.ERROR unless it has a
+# dot); $errmsg is its message. $CALL_AS (a command prefix, e.g. "as_nobody")
+# runs the call as another user.
+call_expect_error() {
+	_want=$1 _m=$2
+	shift 2
+	case "$_want" in *.*) ;; *) _want=org.freedesktop.DBus.Error.$_want ;; esac
+	# shellcheck disable=SC2086
+	run ${CALL_AS:-} timeout -k 2 "$BUS_TIMEOUT" dbus-send --system --print-reply \
+		--reply-timeout=$((BUS_TIMEOUT * 1000)) --dest="$BUS_NAME" "$BUS_PATH" \
+		"$MGR_IFACE.$_m" "$@"
+	[ "$rc" != 0 ] || fail "Manager.$_m $* succeeded, expected $_want"
+	_l=$(printf '%s\n' "$out" | grep -m 1 '^Error ')
+	errname=$(printf '%s\n' "$_l" | sed -n 's/^Error \([^:]*\):.*/\1/p')
+	# shellcheck disable=SC2034 # for the scenarios
+	errmsg=${_l#*: }
+	expect "error of Manager.$_m $*" "$errname" "$_want"
+}
+
+# bus_value TEXT: a busctl "TYPE VALUE" answer without its type, a string's
+# quotes removed ("s \"x\"" -> x, "u 1" -> 1, "b true" -> true)
+bus_value() {
+	_v=${1#* }
+	case "$1" in
+	s\ *|o\ *) _v=${_v#\"}; _v=${_v%\"} ;;
+	esac
+	printf '%s\n' "$_v"
+}
+
+# bus_get PATH IFACE PROP: the value of a property (bus_value form);
+# empty and status 1 if it cannot be read
+bus_get() {
+	_a=$(timeout -k 2 "$BUS_TIMEOUT" busctl --system "--timeout=$BUS_TIMEOUT" \
+		get-property "$BUS_NAME" "$1" "$2" "$3" 2>&1) ||
+		{ echo "-- get-property $1 $2 $3: $_a" >&2; return 1; }
+	bus_value "$_a"
+}
+
+# dev_path ADDR / slot_path ADDR: the object paths (Manager.GetDevice /
+# GetSlot, remembered: they do not change). Call them once outside a $(...)
+# (bus_objects) so that the shell remembers them.
+_obj_path() {
+	_key=$(printf '%s_%s' "$1" "$2" | tr -c 'A-Za-z0-9\n' '_')
+	eval "_p=\${_pathcache_$_key:-}"
+	if [ -z "$_p" ]; then
+		_a=$(timeout -k 2 "$BUS_TIMEOUT" busctl --system "--timeout=$BUS_TIMEOUT" \
+			call "$BUS_NAME" "$BUS_PATH" "$MGR_IFACE" "$1" s "$2" 2>&1) ||
+			{ echo "-- Manager.$1 $2: $_a" >&2; return 1; }
+		_p=$(bus_value "$_a")
+		eval "_pathcache_$_key=\$_p"
+	fi
+	printf '%s\n' "$_p"
+}
+dev_path() { _obj_path GetDevice "$1"; }
+slot_path() { _obj_path GetSlot "$1"; }
+# bus_objects SLOT DEVICE...: look the objects up once (fails if one is
+# missing) and print them
+bus_objects() {
+	_s=$1
+	shift
+	slot_path "$_s" > /dev/null || fail "Manager.GetSlot $_s failed"
+	echo "  slot $_s: $(slot_path "$_s")"
+	for _d in "$@"; do
+		dev_path "$_d" > /dev/null || fail "Manager.GetDevice $_d failed"
+		echo "  device $_d: $(dev_path "$_d")"
+	done
+}
+
+# dev_prop ADDR PROP / slot_prop ADDR PROP / mgr_prop PROP
+dev_prop() { _dp=$(dev_path "$1") && bus_get "$_dp" "$DEV_IFACE" "$2"; }
+slot_prop() { _sp=$(slot_path "$1") && bus_get "$_sp" "$SLOT_IFACE" "$2"; }
+mgr_prop() { bus_get "$BUS_PATH" "$MGR_IFACE" "$1"; }
+
+# expect_prop dev|slot|mgr ADDR PROP WANT (mgr: ADDR is ignored)
+expect_prop() {
+	case "$1" in
+	dev) _got=$(dev_prop "$2" "$3") ;;
+	slot) _got=$(slot_prop "$2" "$3") ;;
+	mgr) _got=$(mgr_prop "$3") ;;
+	esac
+	expect "$1 $2 $3" "$_got" "$4"
+}
+
+# wait_prop SECONDS dev|slot|mgr ADDR PROP WANT: poll until it has WANT
+wait_prop() {
+	_end=$(( $(date +%s) + $1 ))
+	shift
+	while :; do
+		case "$1" in
+		dev) _got=$(dev_prop "$2" "$3" 2>/dev/null) ;;
+		slot) _got=$(slot_prop "$2" "$3" 2>/dev/null) ;;
+		mgr) _got=$(mgr_prop "$3" 2>/dev/null) ;;
+		esac
+		[ "$_got" = "$4" ] && { ok "$1 $2 $3 = $4"; return 0; }
+		[ "$(date +%s)" -lt "$_end" ] || fail "$1 $2 $3 is '$_got', expected '$4' (waited)"
+		sleep 0.2
+	done
+}
+
+# history_count [ADDR]: entries of Manager.GetHistory (all, or of ADDR)
+history_count() {
+	timeout -k 2 "$BUS_TIMEOUT" busctl --system "--timeout=$BUS_TIMEOUT" \
+		call "$BUS_NAME" "$BUS_PATH" "$MGR_IFACE" GetHistory tsu 0 "${1:-}" 0 \
+		2>/dev/null | sed -n 's/^a(tsssssstis) \([0-9]*\).*/\1/p'
+}
+
+# --- signals -------------------------------------------------------------------
+#
+# sig_start: a background "busctl monitor" of every org.pcierr1.Manager
+# signal (and of the test's own ready ping) into $SIG_FILE, one JSON
+# object per line; subscribed when this returns. It outlives pcierrd
+# restarts. sig_mark: later waits only look at what arrives after it.
+# wait_signal SECONDS MEMBER [FIXED-STRING...]: the first such signal after
+# the mark whose line holds every FIXED-STRING (e.g. '"0000:00:10.0"'); the
+# line in $sig, its arguments one per line by sig_args. Each wait_signal
+# moves the mark past the line it found, so consecutive waits see
+# consecutive signals.
+
+SIG_FILE=$TMP/signals.json
+SIG_FROM=1
+SIG_MARK=1
+
+sig_start() {
+	_seq=$((_seq + 1))
+	echo "+ busctl --system monitor --json=short --match interface=org.pcierr1.Manager > $SIG_FILE &"
+	busctl --system monitor --json=short \
+		--match "type='signal',interface='org.pcierr1.Manager'" \
+		--match "type='signal',interface='org.pcierr1.Test'" \
+		> "$SIG_FILE" 2> "$SIG_FILE.err" &
+	SIG_PID=$!
+	BG_PIDS="$BG_PIDS $SIG_PID"
+	_end=$(( $(date +%s) + 10 ))
+	while ! grep -q "\"member\":\"Ready$_seq\"" "$SIG_FILE" 2>/dev/null; do
+		gone "$SIG_PID" && fail "busctl monitor exited: $(cat "$SIG_FILE.err")"
+		[ "$(date +%s)" -lt "$_end" ] ||
+			fail "busctl monitor saw no test signal in 10 s: $(cat "$SIG_FILE.err")"
+		busctl --system emit /org/pcierr1/test org.pcierr1.Test "Ready$_seq" 2>/dev/null
+		sleep 0.2
+	done
+	sig_mark
+}
+
+sig_mark() {
+	SIG_FROM=$(( $(wc -l < "$SIG_FILE") + 1 ))
+	SIG_MARK=$SIG_FROM
+}
+
+# sig_find MEMBER [FIXED-STRING...]: the line number (absolute) of the first
+# match at or after $SIG_FROM, empty if none
+sig_find() {
+	_m=$1
+	shift
+	tail -n +"$SIG_FROM" "$SIG_FILE" | awk -v m="\"member\":\"$_m\"" -v from="$SIG_FROM" '
+		BEGIN { n = ARGC - 1; for (i = 1; i <= n; i++) { f[i] = ARGV[i]; ARGV[i] = "" } }
+		index($0, m) {
+			for (i = 1; i <= n; i++) if (!index($0, f[i])) next
+			print NR + from - 1; exit
+		}' "$@"
+}
+
+wait_signal() {
+	_to=$1
+	shift
+	_end=$(( $(date +%s) + _to ))
+	while :; do
+		_n=$(sig_find "$@")
+		if [ -n "$_n" ]; then
+			sig=$(sed -n "${_n}p" "$SIG_FILE")
+			SIG_FROM=$((_n + 1))
+			echo "  signal: $(sig_show "$sig")"
+			return 0
+		fi
+		[ "$(date +%s)" -lt "$_end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# must_signal SECONDS MEMBER [FIXED-STRING...]: wait_signal or fail
+must_signal() {
+	wait_signal "$@" && return 0
+	_to=$1
+	shift
+	echo "-- the signals since the mark:"
+	tail -n +"$SIG_MARK" "$SIG_FILE" | while IFS= read -r _l; do
+		echo "  | $(sig_show "$_l")"
+	done
+	fail "no signal $* within $_to s"
+}
+
+# sig_args LINE: the signal's arguments, one per line (strings unquoted)
+sig_args() {
+	printf '%s\n' "$1" | sed -n 's/.*"data":\[\(.*\)\]}.*/\1/p' | awk '
+		{
+			s = $0; out = ""; inq = 0; esc = 0
+			for (i = 1; i <= length(s); i++) {
+				c = substr(s, i, 1)
+				if (inq) {
+					if (esc) { out = out c; esc = 0 }
+					else if (c == "\\") esc = 1
+					else if (c == "\"") inq = 0
+					else out = out c
+				} else if (c == "\"") inq = 1
+				else if (c == ",") { print out; out = "" }
+				else out = out c
+			}
+			print out
+		}'
+}
+# sig_arg LINE N: the N-th argument (1-based)
+sig_arg() { sig_args "$1" | sed -n "$2p"; }
+# sig_show LINE: "Member(arg, arg, ...)"
+sig_show() {
+	_mem=$(printf '%s\n' "$1" | sed -n 's/.*"member":"\([^"]*\)".*/\1/p')
+	echo "$_mem($(sig_args "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'))"
+}
+# sig_all MEMBER [FIXED-STRING...]: every such signal since the last
+# sig_mark (not moved by wait_signal), one "Member(args)" per line
+sig_all() {
+	_m=$1
+	shift
+	tail -n +"$SIG_MARK" "$SIG_FILE" | awk -v m="\"member\":\"$_m\"" '
+		BEGIN { n = ARGC - 1; for (i = 1; i <= n; i++) { f[i] = ARGV[i]; ARGV[i] = "" } }
+		index($0, m) {
+			for (i = 1; i <= n; i++) if (!index($0, f[i])) next
+			print
+		}' "$@" | while IFS= read -r _l; do sig_show "$_l"; done
+}
+# steps_since SLOT: the RecoveryStep steps of SLOT since the last sig_mark,
+# in order, as "step=result step=result ..."; step_names SLOT: the names
+steps_since() {
+	tail -n +"$SIG_MARK" "$SIG_FILE" | grep '"member":"RecoveryStep"' |
+		grep -F "\"$1\"" | while IFS= read -r _l; do
+		_s=$(sig_arg "$_l" 2)
+		_r=$(sig_arg "$_l" 3)
+		printf '%s=%s ' "$_s" "$_r"
+	done | sed 's/ $//'
+}
+step_names() {
+	steps_since "$1" | sed 's/=[^ ]*//g'
+}
+
+# finish_of SLOT SECONDS: wait for the slot's RecoveryFinished; its result
+# in $fin_result, its duration (µs) in $fin_usec
+finish_of() {
+	must_signal "$2" RecoveryFinished "\"$1\""
+	# shellcheck disable=SC2034 # for the scenarios
+	fin_result=$(sig_arg "$sig" 2)
+	# shellcheck disable=SC2034
+	fin_usec=$(sig_arg "$sig" 3)
+}
+
+# as_nobody CMD...: run CMD as uid/gid 65534, no groups, no capabilities
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$@"
+}
+
+# --- the e1000e -------------------------------------------------------------------
+
+# nic_works DEV WHEN: the e1000e at DEV is bound to e1000e, its interface
+# comes up with carrier (15 s) and its device status register, read
+# through the driver (ethtool -d), is sane: not all-ones, link up. The
+# interface is set down again afterwards.
+nic_works() {
+	wait_until 15 bound_to "$1" e1000e || fail "$1 is not bound to e1000e $2 (driver $(driver_of "$1"))"
+	wait_until 10 sh -c "ls $SYS/$1/net/ | grep -q ." || fail "$1 has no network interface $2"
+	_eth=$(ls "$SYS/$1/net" | head -n 1)
+	ip link set "$_eth" up || fail "cannot bring $_eth up $2"
+	wait_until 15 sh -c "[ \"\$(cat /sys/class/net/$_eth/carrier 2>/dev/null)\" = 1 ]" ||
+		{ ip link set "$_eth" down; fail "$_eth has no carrier $2"; }
+	_o=$(ethtool -d "$_eth" 2>&1)
+	rc=$?
+	_st=$(printf '%s\n' "$_o" | sed -n 's/^0x00008: .* \(0x[0-9A-Fa-f]\{8\}\)$/\1/p')
+	ip link set "$_eth" down
+	[ "$rc" = 0 ] && [ -n "$_st" ] && [ "$_st" != 0xFFFFFFFF ] && [ "$_st" != 0xffffffff ] &&
+		[ $((_st & 2)) != 0 ] || fail "$_eth registers not sane $2 (status register ${_st:-unreadable})"
+	expect "$_eth MAC $2" "$(cat "/sys/class/net/$_eth/address")" "$E1000E_MAC"
+	ok "$_eth ($1) works $2: bound to e1000e, carrier, status register $_st"
+}
+
+# --- the kernel's AER injector (tests/tools/aer-inject.c) -----------------------
+
+# aer_inject_load: modprobe aer_inject (once)
+aer_inject_load() {
+	[ -c /dev/aer_inject ] && return 0
+	run modprobe aer_inject
+	[ "$rc" = 0 ] || fail "modprobe aer_inject failed"
+	wait_until 5 test -c /dev/aer_inject || fail "no /dev/aer_inject after modprobe aer_inject"
+}
+
 _cleanup() {
 	_exit_status=$?
+	_pcierrd_cleanup
+	# the scenario's own restoring, when it set one
+	[ -n "${CLEANUP_CMD:-}" ] && eval "$CLEANUP_CMD" >/dev/null 2>&1
 	for _p in $BG_PIDS; do
 		kill "$_p" 2>/dev/null
 	done

@@ -18,12 +18,20 @@ VM_DIR       := tests/vm
 VM_TIMEOUT   ?= 1200
 VM_INITRAMFS := $(BUILD)/vm/initramfs-$(KVER).cpio.gz
 VM_RUN       := $(VM_DIR)/run --build $(BUILD) --kver $(KVER) --timeout $(VM_TIMEOUT)
-# what the guest needs from the rest of the tree
-VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(VM_INITRAMFS)
+AER_INJECT   := $(BUILD)/aer-inject
+# what the guest needs from the rest of the tree (pcierrd once
+# daemon/daemon.mk, which has its rule, is there)
+VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(AER_INJECT) $(VM_INITRAMFS) \
+	$(if $(wildcard daemon/daemon.mk),$(BUILD)/pcierrd)
 
 .PHONY: testdrv testdrv-check testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo
 
-all: testdrv
+all: testdrv $(AER_INJECT)
+
+# the kernel's AER software injector's client (tests/tools/aer-inject.c)
+$(AER_INJECT): tests/tools/aer-inject.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
 
 testdrv:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(VM_DIR)/testdrv modules

@@ -352,6 +352,11 @@ enum pcierr_stat {
  * - INJECT replies only once the freeze is in effect. PCIERR_A_STATE
  *   defaults to FROZEN for INJECT and for REPORT ERROR_DETECTED;
  *   PCIERR_A_RESET_TYPE defaults to HOT.
+ * - A PERM_FAILURE detection with a PCIERR_A_TIME_UNAVAIL_MS above 0 is
+ *   "unavailable for that long": the event says PERM_FAILURE, the devices'
+ *   channel state becomes FROZEN, and whether it is permanent is the
+ *   daemon's decision (it recovers, or DISABLE reports perm_failure). With
+ *   no time the channel state becomes PERM_FAILURE at once.
  * - REPORT results: RESUME answers RECOVERED for a device whose driver has
  *   a resume callback; a device in PERM_FAILURE answers DISCONNECT to
  *   ERROR_DETECTED and RESUME without its driver being called (the

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 120
+#
+# Scenario 11: pcierrd recovers the e1000e by its own callbacks.
+#   Manager.Inject (as root, over D-Bus) on the e1000e: ErrorDetected
+#   (source inject), RecoveryStarted (callbacks), RecoveryStep
+#   error_detected (need_reset) -> reset -> slot_reset (recovered) ->
+#   resume, in this order, RecoveryFinished recovered with a duration > 0;
+#   the Device's FreezeCount is 1, the Slot's LastResult recovered, the
+#   channel state normal; the NIC works afterwards (driver bound, carrier,
+#   sane registers read through the driver).
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+PE=$RP_E1000E
+DEV=$E1000E
+CLEANUP_PES=$PE
+require_normal "$PE"
+nic_works "$DEV" "before the error"
+
+sig_start
+pcierrd_start
+bus_objects "$PE" "$DEV"
+expect_prop dev "$DEV" Driver e1000e
+expect_prop dev "$DEV" State normal
+expect_prop dev "$DEV" FreezeCount 0
+expect_prop dev "$DEV" MaxFreezes 5
+expect_prop slot "$PE" State normal
+expect_prop slot "$PE" Step idle
+expect_prop slot "$PE" LastResult ""
+h=$(dev_prop "$DEV" Handlers)
+echo "  Handlers: $h"
+case "$h" in *'"error_detected"'*'"slot_reset"'*) ;; *) fail "Handlers of the e1000e lack error_detected/slot_reset: $h" ;; esac
+ok "Handlers name error_detected and slot_reset"
+started0=$(mgr_prop RecoveriesStarted)
+succ0=$(mgr_prop RecoveriesSucceeded)
+resets0=$(nl_stat resets)
+
+sig_mark
+t0=$(now_ns)
+must_call Inject ssu "$DEV" frozen 0
+seq=$(bus_value "$out")
+[ "$seq" -gt 0 ] 2>/dev/null || fail "Inject returned '$out', expected a sequence number"
+ok "Inject returned seq $seq"
+must_signal 30 ErrorDetected "\"$PE\""
+expect "ErrorDetected device" "$(sig_arg "$sig" 2)" "$DEV"
+expect "ErrorDetected state" "$(sig_arg "$sig" 3)" frozen
+expect "ErrorDetected source" "$(sig_arg "$sig" 5)" inject
+must_signal 30 RecoveryStarted "\"$PE\""
+expect "RecoveryStarted mode" "$(sig_arg "$sig" 2)" callbacks
+finish_of "$PE" 60
+wall=$(ms_between "$t0" "$(now_ns)")
+echo "-- RecoveryFinished after $wall ms of guest time; the steps: $(steps_since "$PE")"
+expect "RecoveryFinished result" "$fin_result" recovered
+[ "$fin_usec" -gt 0 ] || fail "RecoveryFinished duration is $fin_usec"
+ok "recovery took $fin_usec us (pcierrd's measure)"
+expect "steps, in order" "$(step_names "$PE")" "error_detected reset slot_reset resume"
+expect "error_detected and slot_reset answers" \
+	"$(steps_since "$PE" | tr ' ' '\n' | grep -E '^(error_detected|slot_reset)=' | tr '\n' ' ')" \
+	"error_detected=need_reset slot_reset=recovered "
+
+expect_prop dev "$DEV" FreezeCount 1
+expect_prop dev "$DEV" State normal
+expect_prop dev "$DEV" Driver e1000e
+expect_prop slot "$PE" State normal
+expect_prop slot "$PE" Step idle
+expect_prop slot "$PE" LastResult recovered
+expect_prop slot "$PE" LastDurationUSec "$fin_usec"
+expect_prop mgr - RecoveriesStarted $((started0 + 1))
+expect_prop mgr - RecoveriesSucceeded $((succ0 + 1))
+le=$(dev_prop "$DEV" LastErrorUSec)
+[ "$le" -gt 0 ] || fail "LastErrorUSec is $le after a freeze"
+ok "LastErrorUSec $le"
+expect "shim: PE state" "$(pe_state "$PE")" normal
+expect "shim: resets" "$(nl_stat resets)" $((resets0 + 1))
+# the history: the event, each step, the recovery (kind, step, result)
+must_call GetHistory tsu 0 "$PE" 0
+kinds=$(printf '%s\n' "$out" | grep -o '"event"\|"step" "[a-z_]*" "[a-z_]*"\|"recovery" "[a-z-]*" "[a-z]*"' | tr -d '"' | tr '\n' ',')
+echo "  history: $kinds"
+expect "GetHistory of $PE (kind step result)" "$kinds" \
+	"event,step error_detected need_reset,step reset ok,step slot_reset recovered,step resume recovered,recovery callbacks recovered,"
+
+nic_works "$DEV" "after the recovery"
+pcierrd_stop

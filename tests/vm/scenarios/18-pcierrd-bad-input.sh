@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 150
+#
+# Scenario 18: bad D-Bus input and permissions.
+#   As root: a malformed address, an unknown device or slot, an unknown
+#   state or reset type, a wrong signature -> InvalidArgs, the message
+#   naming what was wrong. As uid 65534: Inject, Reset, Enable,
+#   ClearFreezeCount -> AccessDenied (the bus policy); with a policy that
+#   lets everyone through (guest-only, for this check) pcierrd itself
+#   still answers AccessDenied. Reading as uid 65534 works: properties,
+#   GetDevice, GetSlot, GetHistory, GetManagedObjects, Introspect.
+#   Nothing changed: FreezeCount, slot states, the history, the counters,
+#   the test driver's call log.
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+PE=$RP_TESTDEV_B
+DEV=$TESTDEV_B
+CLEANUP_PES=$PE
+# read last by the system bus (system.conf includes it at its end)
+OPEN_POLICY=/etc/dbus-1/system-local.conf
+CLEANUP_CMD='rm -f "$OPEN_POLICY"; busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig'
+require_normal "$PE"
+td_defaults
+td_clear "$DEV"
+
+pcierrd_start
+bus_objects "$PE" "$DEV"
+bus_objects "$RP_E1000E"
+bus_objects "$RP_EDU"
+dev_obj=$(dev_path "$DEV")
+slot_obj=$(slot_path "$PE")
+
+# what must not change
+snapshot() {
+	echo "freeze=$(dev_prop "$DEV" FreezeCount) dev_state=$(dev_prop "$DEV" State)" \
+		"slot_state=$(slot_prop "$PE" State) step=$(slot_prop "$PE" Step)" \
+		"e1000e_slot=$(slot_prop "$RP_E1000E" State) edu_slot=$(slot_prop "$RP_EDU" State)" \
+		"history=$(history_count)" \
+		"started=$(mgr_prop RecoveriesStarted) events=$(mgr_prop EventsReceived)" \
+		"disables=$(mgr_prop PermanentDisables)" \
+		"shim_freezes=$(nl_stat freezes) shim_ops=$(nl_stat ops)"
+}
+before=$(snapshot)
+echo "  before: $before"
+
+# names NEEDLE: the last error message must contain NEEDLE
+names() {
+	case "$errmsg" in
+	*"$1"*) ok "the message names '$1': $errmsg" ;;
+	*) fail "the message does not name '$1': $errmsg" ;;
+	esac
+}
+
+info "root: bad arguments -> InvalidArgs"
+call_expect_error InvalidArgs Inject string:zz:00 string:frozen uint32:0
+names zz:00
+call_expect_error InvalidArgs Inject string:0000:0f:1f.7 string:frozen uint32:0
+names 0000:0f:1f.7
+call_expect_error InvalidArgs Inject string:0000:02:00.0.1 string:frozen uint32:0
+names 0000:02:00.0.1
+call_expect_error InvalidArgs Inject "string:$DEV" string:bogus uint32:0
+names bogus
+call_expect_error InvalidArgs Reset "string:$DEV" string:sideways
+names sideways
+call_expect_error InvalidArgs Reset string:0000:0f:1f.7 string:hot
+names 0000:0f:1f.7
+call_expect_error InvalidArgs Enable string:nonsense
+names nonsense
+call_expect_error InvalidArgs ClearFreezeCount string:0000:0f:1f.7
+names 0000:0f:1f.7
+call_expect_error InvalidArgs GetDevice string:0000:0f:1f.7
+names 0000:0f:1f.7
+call_expect_error InvalidArgs GetSlot string:1:2:3:4
+names 1:2:3:4
+call_expect_error InvalidArgs GetDevice string:
+call_expect_error InvalidArgs Inject "string:$DEV"
+
+info "uid 65534: changing anything -> AccessDenied (bus policy)"
+CALL_AS=as_nobody
+call_expect_error AccessDenied Inject "string:$DEV" string:frozen uint32:0
+call_expect_error AccessDenied Reset "string:$DEV" string:hot
+call_expect_error AccessDenied Enable "string:$PE"
+call_expect_error AccessDenied ClearFreezeCount "string:$DEV"
+
+info "uid 65534 through an open bus policy: pcierrd refuses itself"
+cat > "$OPEN_POLICY" <<'XML'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "https://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy context="default"><allow send_destination="org.pcierr1"/></policy>
+</busconfig>
+XML
+CALL_AS=
+bus call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+[ "$rc" = 0 ] || fail "ReloadConfig failed"
+CALL_AS=as_nobody
+for m in "Inject string:$DEV string:frozen uint32:0" "Reset string:$DEV string:hot" \
+	 "Enable string:$PE" "ClearFreezeCount string:$DEV"; do
+	# shellcheck disable=SC2086
+	call_expect_error AccessDenied $m
+	case "$errmsg" in
+	"Rejected send message"*) fail "the bus, not pcierrd, refused (open policy not in effect?): $errmsg" ;;
+	esac
+	ok "pcierrd refused: $errmsg"
+done
+CALL_AS=
+rm -f "$OPEN_POLICY"
+bus call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+
+info "uid 65534: reading works"
+run as_nobody busctl --system get-property org.pcierr1 "$dev_obj" "$DEV_IFACE" FreezeCount
+[ "$rc" = 0 ] || fail "unprivileged get-property failed"
+expect "FreezeCount read by uid 65534" "$(bus_value "$out")" "$(dev_prop "$DEV" FreezeCount)"
+run as_nobody busctl --system get-property org.pcierr1 "$slot_obj" "$SLOT_IFACE" State
+[ "$rc" = 0 ] || fail "unprivileged get-property of the slot failed"
+run as_nobody busctl --system call org.pcierr1 "$BUS_PATH" "$MGR_IFACE" GetDevice s "$DEV"
+expect "GetDevice by uid 65534" "$(bus_value "$out")" "$dev_obj"
+run as_nobody busctl --system call org.pcierr1 "$BUS_PATH" "$MGR_IFACE" GetSlot s "$DEV"
+expect "GetSlot (by a device) by uid 65534" "$(bus_value "$out")" "$slot_obj"
+run as_nobody busctl --system call org.pcierr1 "$BUS_PATH" "$MGR_IFACE" GetHistory tsu 0 "" 0
+[ "$rc" = 0 ] || fail "unprivileged GetHistory failed"
+o=$(as_nobody busctl --system call org.pcierr1 "$BUS_PATH" org.freedesktop.DBus.ObjectManager GetManagedObjects 2>&1) ||
+	fail "unprivileged GetManagedObjects failed: $o"
+case "$o" in *"$dev_obj"*) ok "GetManagedObjects by uid 65534 lists $dev_obj" ;;
+*) fail "GetManagedObjects by uid 65534 lacks $dev_obj" ;; esac
+o=$(as_nobody busctl --system introspect org.pcierr1 "$BUS_PATH" 2>&1) ||
+	fail "unprivileged introspect failed: $o"
+printf '%s\n' "$o" | grep -q '^org.pcierr1.Manager ' || fail "introspection lacks org.pcierr1.Manager"
+ok "introspection by uid 65534 works"
+
+after=$(snapshot)
+echo "  after: $after"
+expect "the state after the bad calls" "$after" "$before"
+expect_calls "$DEV" ""
+expect "shim: PE state" "$(pe_state "$PE")" normal
+pcierrd_stop
