@@ -98,10 +98,19 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 	};
 
 	s->timer = sd_event_source_unref(s->timer);
-	if (s->rec.phase == PCIERR_PHASE_WAIT_UDEV) {
-		log_warning("Slot %s: udev did not report every removal within %llu s; going on.",
-			    s->addr, PCIERR_POLICY_UDEV_SETTLE_USEC / PCIERR_USEC_PER_SEC);
-		s->waiting_udev = false;
+	if (s->rec.phase == PCIERR_PHASE_WAIT_UDEV || s->rec.phase == PCIERR_PHASE_WAIT) {
+		bool udev = s->rec.phase == PCIERR_PHASE_WAIT_UDEV;
+		const char *step = udev ? "wait_udev" : "wait";
+		const char *result = udev ? "timeout" : "ok";
+		pcierr_usec_t took = now_monotonic_usec() - s->step_started_mono;
+
+		if (udev) {
+			log_warning("Slot %s: udev did not report every removal within %llu s; going on.",
+				    s->addr, PCIERR_POLICY_UDEV_SETTLE_USEC / PCIERR_USEC_PER_SEC);
+			s->waiting_udev = false;
+		}
+		bus_emit_recovery_step(s->manager, s->addr, step, result, took);
+		history(s, NULL, PCIERR_HISTORY_STEP, step, result, "", took, 0, "", NULL);
 	}
 	feed(s, &ev);
 	return 0;
