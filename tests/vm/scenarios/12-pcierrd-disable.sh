@@ -83,6 +83,25 @@ must_call GetHistory tsu 0 "$PE" 0
 printf '%s\n' "$out" | grep -q '"disable"' || fail "GetHistory of $PE has no disable entry"
 ok "GetHistory of $PE has the disable"
 
+info "the shim reloaded (as after a reboot): pcierrd takes the card down again"
+SHIM_KO="$PCIERR_TREE/kernel/pcierr_shim/pcierr_shim.ko"
+run timeout 60 rmmod pcierr_shim
+[ "$rc" = 0 ] || fail "rmmod pcierr_shim exited $rc"
+wait_prop 10 mgr - KernelConnected false
+echo "+ echo 1 > /sys/bus/pci/rescan (no shim to keep it away)"
+echo 1 > /sys/bus/pci/rescan
+wait_until 20 bound_to "$DEV" e1000e || fail "$DEV did not come back without the shim"
+ok "$DEV is back on the bus without the shim"
+sig_mark
+run insmod "$SHIM_KO"
+[ "$rc" = 0 ] || fail "insmod $SHIM_KO failed"
+wait_prop 10 mgr - KernelConnected true
+must_signal 20 PermanentlyDisabled
+wait_until 20 absent "$DEV" || fail "$DEV is still present: its disabled identity was not taken down again"
+ok "$DEV taken down again once the shim was back (identity disabled)"
+wait_prop 10 slot "$PE" Disabled true
+expect "shim: PE state" "$(pe_state "$PE")" disabled
+
 info "Manager.Enable"
 sig_mark
 must_call Enable s "$PE"
