@@ -300,6 +300,7 @@ static void emit_started(struct slot *s)
 	s->mode = mode;
 	m->counters.recoveries_started++;
 	bus_emit_recovery_started(m, s->addr, mode);
+	bus_manager_changed(m);
 	log_info("Slot %s: recovery started (%s).", s->addr, mode);
 	if (s->rec.phase != PCIERR_PHASE_KERNEL && s->rec.mode != PCIERR_MODE_CALLBACKS) {
 		m->counters.hotplug_fallbacks++;
