@@ -451,7 +451,9 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
 				.now = now_realtime_usec(),
 			};
+			log_info("Slot %s: wait_udev: ok (0 ms, udev was done already)", s->addr);
 			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok", 0);
+			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", 0, 0, "", NULL);
 			return;
 		}
 		s->waiting_udev = true;
@@ -831,10 +833,14 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 				.now = now_realtime_usec(),
 			};
 
+			pcierr_usec_t took = now_monotonic_usec() - s->step_started_mono;
+
 			s->waiting_udev = false;
 			disarm(s);
-			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok",
-					       now_monotonic_usec() - s->step_started_mono);
+			log_info("Slot %s: wait_udev: ok (%llu ms)", s->addr,
+				 (unsigned long long)(took / 1000));
+			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok", took);
+			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", took, 0, "", NULL);
 			feed(s, &ev);
 			return;	/* feed() may have changed the slots */
 		}

@@ -10,26 +10,40 @@
 #   make vm-shell                the VM with everything loaded, a shell on
 #                                the console (Ctrl-A x quits QEMU)
 #   make vm-demo                 the VM running tests/vm/demo.sh
+#   make vm-systemd-check        "make install" into BUILD/vm/sysroot, then
+#                                the VM with systemd as init running
+#                                tests/vm/systemd-scenarios (S= selects)
 #   make vm-initramfs            just the initramfs
 #
-# VM_TIMEOUT (seconds, default 1200) bounds the whole VM run on the host.
+# VM_TIMEOUT (seconds, default 1200) bounds the whole VM run on the host;
+# VM_SYSTEMD_TIMEOUT (default 600) the systemd mode's.
 
 VM_DIR       := tests/vm
 VM_TIMEOUT   ?= 1200
 VM_INITRAMFS := $(BUILD)/vm/initramfs-$(KVER).cpio.gz
 VM_RUN       := $(VM_DIR)/run --build $(BUILD) --kver $(KVER) --timeout $(VM_TIMEOUT)
 AER_INJECT   := $(BUILD)/aer-inject
+JSON_CHECK   := $(BUILD)/json-check
+VM_SYSTEMD_TIMEOUT ?= 600
+VM_SYSROOT   := $(BUILD)/vm/sysroot
 # what the guest needs from the rest of the tree (pcierrd once
 # daemon/daemon.mk, which has its rule, is there)
 VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(AER_INJECT) $(VM_INITRAMFS) \
 	$(if $(wildcard daemon/daemon.mk),$(BUILD)/pcierrd)
 
-.PHONY: testdrv testdrv-check testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo
+.PHONY: testdrv testdrv-check testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo \
+	vm-systemd-check
 
-all: testdrv $(AER_INJECT)
+all: testdrv $(AER_INJECT) $(JSON_CHECK)
 
 # the kernel's AER software injector's client (tests/tools/aer-inject.c)
 $(AER_INJECT): tests/tools/aer-inject.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# a strict JSON validator and value picker for the VM tests
+# (tests/tools/json-check.c): jq and python are not among the deps
+$(JSON_CHECK): tests/tools/json-check.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -70,5 +84,17 @@ vm-scenario: $(VM_DEPS)
 vm-shell: $(VM_DEPS)
 	$(VM_RUN) --shell
 
-vm-demo: $(VM_DEPS)
+# the demo shows pcierrctl at work too
+vm-demo: $(VM_DEPS) $(PCIERRCTL)
 	$(VM_RUN) --demo
+
+# The systemd mode: the tree as "make install" puts it (a fresh DESTDIR
+# each time), booted with systemd as init (tests/vm/README.md).
+vm-systemd-check: $(VM_DEPS) $(JSON_CHECK)
+	rm -rf $(VM_SYSROOT)
+	@mkdir -p $(BUILD)/vm
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(VM_SYSROOT)) PREFIX=/usr \
+		> $(BUILD)/vm/sysroot-install.log 2>&1 || \
+		{ cat $(BUILD)/vm/sysroot-install.log; exit 1; }
+	$(VM_DIR)/run --systemd --sysroot $(VM_SYSROOT) --build $(BUILD) --kver $(KVER) \
+		--timeout $(VM_SYSTEMD_TIMEOUT) $(S)
