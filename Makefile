@@ -72,6 +72,7 @@ check: deps
 	$(MAKE) unit-check
 	$(MAKE) install-check
 	$(MAKE) vm-check
+	$(MAKE) vm-systemd-check
 
 demo: deps
 	$(MAKE) all

@@ -86,6 +86,7 @@ static void device_load_history(struct manager *m, struct device *d)
 		log_warning_errno(r, "Failed to load the freeze record of %s: %m", d->addr);
 		return;
 	}
+	d->last_error_usec = d->history.last_usec;
 	r = pcierr_state_is_disabled(m->state, d->key, &dis);
 	if (r > 0) {
 		d->history.disabled = true;

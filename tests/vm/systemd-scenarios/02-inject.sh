@@ -78,7 +78,22 @@ jexpect "$json" "$d.DeviceId" $((0x10d3))
 jexpect "$json" "$s.LastResult" recovered
 jexpect "$json" "$s.LastDurationUSec" "$(slot_prop "$PE" LastDurationUSec)"
 jexpect "$json" "$s.State" normal
-jexpect "$json" "$s.Devices[0]" "$DEV"
+# the slot's devices: those of D-Bus (object paths), in the same order
+devs=$(slot_prop "$PE" Devices)
+echo "  D-Bus Slot.Devices: $devs"
+n=$(echo "$devs" | awk '{ print $1 }')
+jexpect "$json" "$s.Devices" "array $n"
+i=0
+while [ "$i" -lt "$n" ]; do
+	a=$(jget "$json" "$s.Devices[$i]")
+	p=$(echo "$devs" | awk -v i="$i" '{ gsub(/"/, ""); print $(i + 2) }')
+	expect "json $s.Devices[$i] ($a) is D-Bus's" "$(dev_path "$a")" "$p"
+	i=$((i + 1))
+done
+case " $(jget "$json" "$s.Devices[0]") $(jget "$json" "$s.Devices[1]" 2>/dev/null) " in
+*" $DEV "*) ok "the slot's devices include $DEV" ;;
+*) fail "the slot's devices lack $DEV" ;;
+esac
 jexpect "$json" "manager.MaxFreezes" "$max"
 jexpect "$json" "manager.KernelConnected" true
 jexpect "$json" "manager.RecoveriesSucceeded" $((succ0 + 1))
@@ -93,5 +108,8 @@ jexpect "$json" slots "array 1"
 jexpect "$json" "slots[0].Address" "$PE"
 jexpect "$json" "$d.FreezeCount" $((fc0 + 1))
 
-echo "--- journal of $UNIT ---"
-journal_since "$cursor" "$UNIT"
+journal_has "$cursor" 5 "pcierrd\[[0-9]+\]: Slot $PE recovered in [0-9]+ ms \(callbacks\)\.$" ||
+	fail "no 'Slot $PE recovered in N ms (callbacks).' of pcierrd in the journal"
+ok "journal: pcierrd says the slot recovered"
+echo "--- the journal since the injection ---"
+journal_since "$cursor"

@@ -12,6 +12,8 @@
 
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
+# no test driver in this mode (lib.sh restores its settings at the end)
+td_defaults() { :; }
 
 PCIERRCTL=${PCIERRCTL:-/usr/bin/pcierrctl}
 JSON_CHECK=${JSON_CHECK:-$BUILD/json-check}
@@ -76,16 +78,22 @@ bus_owner_pid() {
 		2>/dev/null | sed -n 's/^u \([0-9]*\)$/\1/p'
 }
 
-# journal_since CURSOR [UNIT]: the journal (of UNIT) after CURSOR
+# journal_cursor: where the journal is now; journal_since CURSOR: the
+# journal after it. (Not "-u UNIT": journald attributes a message to its
+# unit by the sender's cgroup, which it may not find any more for the last
+# words of a process that exited; match "pcierrd[PID]:" instead.)
 journal_cursor() {
 	journalctl -n 0 --show-cursor 2>/dev/null | sed -n 's/^-- cursor: //p'
 }
 journal_since() {
-	if [ -n "${2:-}" ]; then
-		journalctl --no-pager -o short-monotonic --after-cursor="$1" -u "$2"
-	else
-		journalctl --no-pager -o short-monotonic --after-cursor="$1"
-	fi
+	journalctl --no-pager -o short-monotonic --after-cursor="$1"
+}
+# journal_has CURSOR SECONDS REGEX: the journal after CURSOR gets a line
+# matching REGEX (grep -E) within SECONDS (journald writes asynchronously)
+_jh() { journal_since "$_c" | grep -E -q -- "$_re"; }
+journal_has() {
+	_c=$1 _s=$2 _re=$3
+	wait_until "$_s" _jh
 }
 
 # pcierrd_active: start pcierrd.service unless it runs (a scenario run on
