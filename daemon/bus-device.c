@@ -214,53 +214,27 @@ const sd_bus_vtable bus_device_vtable[] = {
 	SD_BUS_VTABLE_END
 };
 
-static sd_bus *device_bus(const struct device *d)
+static int device_emit(struct device *d, enum bus_object_event ev)
 {
-	return d && d->manager ? d->manager->bus : NULL;
+	_cleanup_free_ char *tmp = NULL;
+	sd_bus *bus = d && d->manager ? d->manager->bus : NULL;
+
+	if (!bus)
+		return 0;
+	return bus_object_emit(bus, bus_device_object_path(d, &tmp), PCIERR_BUS_DEVICE_IFACE, ev);
 }
 
 int bus_device_added(struct device *d)
 {
-	_cleanup_free_ char *tmp = NULL;
-	sd_bus *bus = device_bus(d);
-	const char *p;
-
-	if (!bus)
-		return 0;
-	p = bus_device_object_path(d, &tmp);
-	if (!p)
-		return -ENOMEM;
-	return sd_bus_emit_interfaces_added(bus, p, PCIERR_BUS_DEVICE_IFACE,
-					    NULL);
+	return device_emit(d, BUS_OBJECT_ADDED);
 }
 
 int bus_device_removed(struct device *d)
 {
-	_cleanup_free_ char *tmp = NULL;
-	sd_bus *bus = device_bus(d);
-	const char *p;
-
-	if (!bus)
-		return 0;
-	p = bus_device_object_path(d, &tmp);
-	if (!p)
-		return -ENOMEM;
-	return sd_bus_emit_interfaces_removed(bus, p, PCIERR_BUS_DEVICE_IFACE,
-					      NULL);
+	return device_emit(d, BUS_OBJECT_REMOVED);
 }
 
 int bus_device_changed(struct device *d)
 {
-	_cleanup_free_ char *tmp = NULL;
-	sd_bus *bus = device_bus(d);
-	const char *p;
-
-	if (!bus)
-		return 0;
-	p = bus_device_object_path(d, &tmp);
-	if (!p)
-		return -ENOMEM;
-	return sd_bus_emit_properties_changed_strv(bus, p,
-						   PCIERR_BUS_DEVICE_IFACE,
-						   NULL);
+	return device_emit(d, BUS_OBJECT_CHANGED);
 }

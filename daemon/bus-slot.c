@@ -179,50 +179,27 @@ const sd_bus_vtable bus_slot_vtable[] = {
 	SD_BUS_VTABLE_END
 };
 
-static sd_bus *slot_bus(const struct slot *s)
+static int slot_emit(struct slot *s, enum bus_object_event ev)
 {
-	return s && s->manager ? s->manager->bus : NULL;
+	_cleanup_free_ char *tmp = NULL;
+	sd_bus *bus = s && s->manager ? s->manager->bus : NULL;
+
+	if (!bus)
+		return 0;
+	return bus_object_emit(bus, bus_slot_object_path(s, &tmp), PCIERR_BUS_SLOT_IFACE, ev);
 }
 
 int bus_slot_added(struct slot *s)
 {
-	_cleanup_free_ char *tmp = NULL;
-	sd_bus *bus = slot_bus(s);
-	const char *p;
-
-	if (!bus)
-		return 0;
-	p = bus_slot_object_path(s, &tmp);
-	if (!p)
-		return -ENOMEM;
-	return sd_bus_emit_interfaces_added(bus, p, PCIERR_BUS_SLOT_IFACE, NULL);
+	return slot_emit(s, BUS_OBJECT_ADDED);
 }
 
 int bus_slot_removed(struct slot *s)
 {
-	_cleanup_free_ char *tmp = NULL;
-	sd_bus *bus = slot_bus(s);
-	const char *p;
-
-	if (!bus)
-		return 0;
-	p = bus_slot_object_path(s, &tmp);
-	if (!p)
-		return -ENOMEM;
-	return sd_bus_emit_interfaces_removed(bus, p, PCIERR_BUS_SLOT_IFACE, NULL);
+	return slot_emit(s, BUS_OBJECT_REMOVED);
 }
 
 int bus_slot_changed(struct slot *s)
 {
-	_cleanup_free_ char *tmp = NULL;
-	sd_bus *bus = slot_bus(s);
-	const char *p;
-
-	if (!bus)
-		return 0;
-	p = bus_slot_object_path(s, &tmp);
-	if (!p)
-		return -ENOMEM;
-	return sd_bus_emit_properties_changed_strv(bus, p, PCIERR_BUS_SLOT_IFACE,
-						   NULL);
+	return slot_emit(s, BUS_OBJECT_CHANGED);
 }

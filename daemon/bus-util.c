@@ -146,3 +146,22 @@ int bus_property_get_chars(sd_bus *bus, const char *path,
 {
 	return sd_bus_message_append_basic(reply, 's', (const char *)userdata);
 }
+
+int bus_object_emit(sd_bus *bus, const char *path, const char *iface,
+		    enum bus_object_event ev)
+{
+	if (!bus)
+		return 0;
+	if (!path)
+		return -ENOMEM;
+	switch (ev) {
+	case BUS_OBJECT_ADDED:
+		return sd_bus_emit_interfaces_added(bus, path, iface, NULL);
+	case BUS_OBJECT_REMOVED:
+		return sd_bus_emit_interfaces_removed(bus, path, iface, NULL);
+	case BUS_OBJECT_CHANGED:
+		/* NULL: every property that emits change */
+		return sd_bus_emit_properties_changed_strv(bus, path, iface, NULL);
+	}
+	return -EINVAL;
+}

@@ -81,6 +81,18 @@ static inline void bus_error_freep(sd_bus_error *e)
 const char *bus_slot_object_path(const struct slot *s, char **tmp);
 const char *bus_device_object_path(const struct device *d, char **tmp);
 
+/* An object's life on the bus: InterfacesAdded/Removed, PropertiesChanged */
+enum bus_object_event {
+	BUS_OBJECT_ADDED,
+	BUS_OBJECT_REMOVED,
+	BUS_OBJECT_CHANGED,
+};
+
+/* Announce ev for the object at path (NULL: out of memory) on bus (NULL:
+ * no bus, nothing to do) */
+int bus_object_emit(sd_bus *bus, const char *path, const char *iface,
+		    enum bus_object_event ev);
+
 /* For bus_setup() (bus-manager.c) */
 extern const sd_bus_vtable bus_manager_vtable[];
 extern const sd_bus_vtable bus_slot_vtable[];
