@@ -290,12 +290,13 @@ static void set_too_many_message(struct ctx *c, const struct pcierr_policy_devic
 }
 
 /*
- * Count the freeze of the event: against the named device, or every device
- * when none (or an unknown one) is named. Returns true when a count went
- * above its limit; then, if may_disable, those identities are disabled
- * (effects) and rec->message says why.
+ * Count the freeze of the event (count), or only check the records as they
+ * are (a COUNTED freeze, counted before pcierrd restarted): against the
+ * named device, or every device when none (or an unknown one) is named.
+ * Returns true when a count is above its limit and may_disable; then those
+ * identities are disabled (effects) and rec->message says why.
  */
-static bool record_freezes(struct ctx *c, bool may_disable)
+static bool record_freezes(struct ctx *c, bool may_disable, bool count)
 {
 	const struct pcierr_policy_pe *pe = c->pe;
 	int named = find_device(pe, c->ev->device);
@@ -305,18 +306,19 @@ static bool record_freezes(struct ctx *c, bool may_disable)
 		const struct pcierr_policy_device *d = &pe->devices[i];
 		struct pcierr_freeze_record r = d->history;
 		struct pcierr_settings s;
+		bool over;
 
 		if (named >= 0 && (int)i != named)
 			continue;
 		device_settings(c, i, &s);
-		if (!pcierr_policy_count_freeze(&r, c->ev->now, &s)) {
+		if (count) {
+			over = pcierr_policy_count_freeze(&r, c->ev->now, &s);
 			add_effect(c, PCIERR_EFFECT_FREEZE_RECORDED, (unsigned int)i, &r,
 				   PCIERR_REASON_NONE);
-			continue;
+		} else {
+			over = r.count > s.max_freezes;
 		}
-		add_effect(c, PCIERR_EFFECT_FREEZE_RECORDED, (unsigned int)i, &r,
-			   PCIERR_REASON_NONE);
-		if (!may_disable)
+		if (!over || !may_disable)
 			continue;
 		r.disabled = true;
 		add_effect(c, PCIERR_EFFECT_IDENTITY_DISABLED, (unsigned int)i, &r,
@@ -546,40 +548,6 @@ static bool op_in_flight(enum pcierr_recovery_phase p)
 	       p != PCIERR_PHASE_WAIT_UDEV && p != PCIERR_PHASE_KERNEL;
 }
 
-/*
- * A COUNTED freeze: counted before pcierrd restarted, so only the limit is
- * checked against the records as they are, for the named device (or every
- * device). Like record_freezes(), without FREEZE_RECORDED effects.
- */
-static bool check_counted(struct ctx *c, bool may_disable)
-{
-	const struct pcierr_policy_pe *pe = c->pe;
-	int named = find_device(pe, c->ev->device);
-	bool exceeded = false;
-
-	for (size_t i = 0; i < pe->n_devices; i++) {
-		const struct pcierr_policy_device *d = &pe->devices[i];
-		struct pcierr_freeze_record r = d->history;
-		struct pcierr_settings s;
-
-		if (named >= 0 && (int)i != named)
-			continue;
-		device_settings(c, i, &s);
-		if (r.count <= s.max_freezes)
-			continue;
-		if (may_disable) {
-			r.disabled = true;
-			add_effect(c, PCIERR_EFFECT_IDENTITY_DISABLED, (unsigned int)i, &r,
-				   PCIERR_REASON_TOO_MANY_FREEZES);
-			if (!exceeded)
-				set_too_many_message(c, d, &r, &s);
-		}
-		exceeded = true;
-	}
-	c->rec->freezes++;
-	return exceeded;
-}
-
 /* An administrator's Reset of an idle PE: not counted, always a reset */
 static int begin_admin(struct ctx *c)
 {
@@ -612,10 +580,8 @@ static int begin(struct ctx *c, bool kernel)
 
 	*c->rec = PCIERR_RECOVERY_INIT;
 	c->rec->started_usec = ev->now;
-	if (kind == PCIERR_FREEZE_COUNTED)
-		exceeded = check_counted(c, c->pe_settings.recover);
-	else
-		exceeded = record_freezes(c, c->pe_settings.recover);
+	exceeded = record_freezes(c, c->pe_settings.recover,
+				  kind != PCIERR_FREEZE_COUNTED);
 
 	if (kernel) {
 		/* the kernel recovers; we watch and act when it is over */
@@ -689,7 +655,7 @@ static int fold(struct ctx *c, bool kernel_begin)
 	if (perm && (ev->slot_empty || c->pe->n_devices == 0))
 		return gone(c);
 
-	if (record_freezes(c, may_disable) && may_disable)
+	if (record_freezes(c, may_disable, true))
 		rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
 	else if (perm && may_disable && perm_failure_is_permanent(c)) {
 		set_perm_failure_message(c);
