@@ -19,6 +19,10 @@ require_normal "$PE"
 nic_works "$DEV" "before the error"
 
 sig_start
+# the Prometheus textfile, written by pcierrd on every change
+METRICS=$PD_DIR/pcierr.prom
+pd_conf "[Policy]
+MetricsPath=$METRICS"
 pcierrd_start
 bus_objects "$PE" "$DEV"
 expect_prop dev "$DEV" Driver e1000e
@@ -76,6 +80,13 @@ le=$(dev_prop "$DEV" LastErrorUSec)
 ok "LastErrorUSec $le"
 expect "shim: PE state" "$(pe_state "$PE")" normal
 expect "shim: resets" "$(nl_stat resets)" $((resets0 + 1))
+# the metrics file says the same
+wait_until 5 grep -q '^pcierr_recoveries_succeeded_total 1$' "$METRICS" ||
+	{ sed 's/^/  | /' "$METRICS" 2>/dev/null; fail "metrics: no pcierr_recoveries_succeeded_total 1 in $METRICS"; }
+grep -q "^pcierr_device_freeze_count{address=\"$DEV\",.*} 1\$" "$METRICS" ||
+	{ grep freeze_count "$METRICS" | sed 's/^/  | /'; fail "metrics: $DEV's freeze count is not 1"; }
+grep -q '^pcierr_kernel_connected 1$' "$METRICS" || fail "metrics: kernel not connected"
+ok "metrics $METRICS: 1 recovery succeeded, $DEV froze once, kernel connected"
 # the history: the event, each step, the recovery (kind, step, result)
 must_call GetHistory tsu 0 "$PE" 0
 kinds=$(printf '%s\n' "$out" | grep -o '"event"\|"step" "[a-z_]*" "[a-z_]*"\|"recovery" "[a-z-]*" "[a-z]*"' | tr -d '"' | tr '\n' ',')
