@@ -280,7 +280,8 @@ require_normal() {
 # systemd-udevd before pcierrd (its libudev monitor then takes udev's
 # events), to test that way too.
 
-PCIERRD=${PCIERRD:-$BUILD/pcierrd}
+# pcierr_pcierrd= on the kernel command line (tests/vm/run --pcierrd)
+PCIERRD=${PCIERR_PCIERRD:-${PCIERRD:-$BUILD/pcierrd}}
 AER_INJECT=${AER_INJECT:-$BUILD/aer-inject}
 BUS_NAME=org.pcierr1
 BUS_PATH=/org/pcierr1

@@ -98,3 +98,16 @@ vm-systemd-check: $(VM_DEPS) $(JSON_CHECK)
 		{ cat $(BUILD)/vm/sysroot-install.log; exit 1; }
 	$(VM_DIR)/run --systemd --sysroot $(VM_SYSROOT) --build $(BUILD) --kver $(KVER) \
 		--timeout $(VM_SYSTEMD_TIMEOUT) $(S)
+
+# pcierrd built with AddressSanitizer, LeakSanitizer and UBSan (any report
+# is fatal: an error aborts, a leak makes its exit status non-zero), run
+# through the pcierrd scenarios. Not part of "make check" (time).
+VM_SAN_BUILD := $(BUILD)/sanitize
+VM_SAN_CC    := $(CC) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -Wno-stringop-truncation
+VM_SAN_SCEN  := $(patsubst %.sh,%,$(notdir $(wildcard $(VM_DIR)/scenarios/*-pcierrd-*.sh)))
+
+.PHONY: vm-sanitize
+vm-sanitize: $(VM_DEPS)
+	$(MAKE) BUILD=$(VM_SAN_BUILD) CC="$(VM_SAN_CC)" $(VM_SAN_BUILD)/pcierrd
+	$(VM_RUN) --pcierrd $(VM_SAN_BUILD)/pcierrd $(VM_SAN_SCEN)
