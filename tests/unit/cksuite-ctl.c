@@ -31,6 +31,7 @@
 #include "../../tools/pcierrctl/json.h"
 #include "../../tools/pcierrctl/model.h"
 #include "../../tools/pcierrctl/output.h"
+#include "../tools/json-parse.h"
 #include "cksuites.h"
 
 #define N_OF(x)	(sizeof(x) / sizeof((x)[0]))
@@ -39,287 +40,23 @@
 #define T0	((uint64_t)1700000000 * SEC)
 
 /* ------------------------------------------------------------------ */
-/* A strict JSON parser (RFC 8259): whether a text is one JSON value;  */
-/* a top-level string is decoded into out                              */
+/* Whether a text is one JSON value (the tests' strict parser,         */
+/* tests/tools/json-parse.c); a top-level string is decoded into out   */
 /* ------------------------------------------------------------------ */
 
-struct jp {
-	const unsigned char *p, *end;
-	unsigned depth;
-};
-
-static bool jp_value(struct jp *j, char *out, size_t out_size);
-
-static void jp_ws(struct jp *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-static bool jp_lit(struct jp *j, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n) != 0)
-		return false;
-	j->p += n;
-	return true;
-}
-
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool jp_hex4(struct jp *j, uint32_t *ret)
-{
-	uint32_t v = 0;
-
-	if (j->end - j->p < 4)
-		return false;
-	for (int i = 0; i < 4; i++) {
-		int h = hexval(j->p[i]);
-
-		if (h < 0)
-			return false;
-		v = v << 4 | (uint32_t)h;
-	}
-	j->p += 4;
-	*ret = v;
-	return true;
-}
-
-/* append code point c as UTF-8 */
-static bool put_utf8(char *out, size_t size, size_t *n, uint32_t c)
-{
-	unsigned char b[4];
-	size_t len;
-
-	if (c < 0x80)
-		b[0] = (unsigned char)c, len = 1;
-	else if (c < 0x800)
-		b[0] = (unsigned char)(0xc0 | c >> 6), b[1] = (unsigned char)(0x80 | (c & 0x3f)), len = 2;
-	else if (c < 0x10000)
-		b[0] = (unsigned char)(0xe0 | c >> 12), b[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f)),
-		b[2] = (unsigned char)(0x80 | (c & 0x3f)), len = 3;
-	else
-		b[0] = (unsigned char)(0xf0 | c >> 18), b[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f)),
-		b[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f)), b[3] = (unsigned char)(0x80 | (c & 0x3f)),
-		len = 4;
-	if (!out)
-		return true;
-	if (*n + len >= size)
-		return false;
-	memcpy(out + *n, b, len);
-	*n += len;
-	out[*n] = 0;
-	return true;
-}
-
-/* one UTF-8 sequence (strict: no overlong forms, no surrogates) */
-static bool jp_utf8(struct jp *j, uint32_t *ret)
-{
-	const unsigned char *s = j->p;
-	uint32_t c;
-	size_t n;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, c = s[0] & 0x07;
-	else
-		return false;
-	if ((size_t)(j->end - s) < n)
-		return false;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return false;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return false;
-	j->p += n;
-	*ret = c;
-	return true;
-}
-
-static bool jp_string(struct jp *j, char *out, size_t size)
-{
-	size_t n = 0;
-
-	if (out)
-		out[0] = 0;
-	if (j->p >= j->end || *j->p != '"')
-		return false;
-	j->p++;
-	for (;;) {
-		uint32_t c;
-
-		if (j->p >= j->end)
-			return false;
-		if (*j->p == '"') {
-			j->p++;
-			return true;
-		}
-		if (*j->p < 0x20)
-			return false;
-		if (*j->p == '\\') {
-			j->p++;
-			if (j->p >= j->end)
-				return false;
-			switch (*j->p++) {
-			case '"': c = '"'; break;
-			case '\\': c = '\\'; break;
-			case '/': c = '/'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
-			case 'u':
-				if (!jp_hex4(j, &c))
-					return false;
-				if (c >= 0xdc00 && c <= 0xdfff)
-					return false;	/* a lone low surrogate */
-				if (c >= 0xd800 && c <= 0xdbff) {
-					uint32_t lo;
-
-					if (!jp_lit(j, "\\u") || !jp_hex4(j, &lo) ||
-					    lo < 0xdc00 || lo > 0xdfff)
-						return false;
-					c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-				}
-				break;
-			default:
-				return false;
-			}
-		} else if (*j->p >= 0x80) {
-			if (!jp_utf8(j, &c))
-				return false;
-		} else
-			c = *j->p++;
-		if (!put_utf8(out, size, &n, c))
-			return false;
-	}
-}
-
-static bool jp_digits(struct jp *j)
-{
-	const unsigned char *start = j->p;
-
-	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-		j->p++;
-	return j->p > start;
-}
-
-static bool jp_number(struct jp *j)
-{
-	if (j->p < j->end && *j->p == '-')
-		j->p++;
-	if (j->p < j->end && *j->p == '0')
-		j->p++;
-	else if (j->p < j->end && *j->p >= '1' && *j->p <= '9')
-		jp_digits(j);
-	else
-		return false;
-	if (j->p < j->end && *j->p == '.') {
-		j->p++;
-		if (!jp_digits(j))
-			return false;
-	}
-	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
-		j->p++;
-		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
-			j->p++;
-		if (!jp_digits(j))
-			return false;
-	}
-	return true;
-}
-
-static bool jp_container(struct jp *j, bool object)
-{
-	unsigned char close = object ? '}' : ']';
-
-	if (++j->depth > 64)
-		return false;
-	j->p++;
-	jp_ws(j);
-	if (j->p < j->end && *j->p == close) {
-		j->p++;
-		j->depth--;
-		return true;
-	}
-	for (;;) {
-		jp_ws(j);
-		if (object) {
-			if (!jp_string(j, NULL, 0))
-				return false;
-			jp_ws(j);
-			if (j->p >= j->end || *j->p++ != ':')
-				return false;
-			jp_ws(j);
-		}
-		if (!jp_value(j, NULL, 0))
-			return false;
-		jp_ws(j);
-		if (j->p >= j->end)
-			return false;
-		if (*j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (*j->p++ != close)
-			return false;
-		j->depth--;
-		return true;
-	}
-}
-
-static bool jp_value(struct jp *j, char *out, size_t out_size)
-{
-	if (j->p >= j->end)
-		return false;
-	switch (*j->p) {
-	case '{':
-		return jp_container(j, true);
-	case '[':
-		return jp_container(j, false);
-	case '"':
-		return jp_string(j, out, out_size);
-	case 't':
-		return jp_lit(j, "true");
-	case 'f':
-		return jp_lit(j, "false");
-	case 'n':
-		return jp_lit(j, "null");
-	default:
-		return jp_number(j);
-	}
-}
-
-/* text is exactly one JSON value (blanks around it allowed) */
 static bool json_valid_decode(const char *text, char *out, size_t out_size)
 {
-	struct jp j = {
-		.p = (const unsigned char *)text,
-		.end = (const unsigned char *)text + strlen(text),
-	};
+	struct jval *v = json_parse(text, strlen(text), NULL);
 
-	jp_ws(&j);
-	if (!jp_value(&j, out, out_size))
+	if (!v)
 		return false;
-	jp_ws(&j);
-	return j.p == j.end;
+	if (out && out_size > 0) {
+		out[0] = 0;
+		if (v->type == J_STRING)
+			snprintf(out, out_size, "%s", v->text);
+	}
+	json_free(v);
+	return true;
 }
 
 static bool json_valid(const char *text)

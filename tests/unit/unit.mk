@@ -19,7 +19,9 @@ UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
 UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
-UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS)) \
+# the tests' strict JSON parser (cksuite-ctl.c; also build/json-check)
+UNIT_TOOL_SRCS := tests/tools/json-parse.c
+UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS) $(UNIT_TOOL_SRCS)) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS)) \
 	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS))
 UNIT_BIN   := $(BUILD)/tests/check-all
@@ -41,6 +43,10 @@ $(BUILD)/$(UNIT_DIR)/cksuite-bus.o: UNIT_CFLAGS += -DCK_SRCDIR='"$(CURDIR)"'
 # cksuite-ctl.c runs build/pcierrctl against a fake pcierrd
 $(BUILD)/$(UNIT_DIR)/cksuite-ctl.o: UNIT_CFLAGS += -DCK_PCIERRCTL='"$(abspath $(BUILD))/pcierrctl"'
 unit-check unit-valgrind: $(PCIERRCTL)
+
+$(BUILD)/tests/tools/%.o: tests/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
 $(BUILD)/$(UNIT_DIR)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)

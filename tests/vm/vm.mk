@@ -42,10 +42,11 @@ $(AER_INJECT): tests/tools/aer-inject.c
 	$(CC) $(CFLAGS) -o $@ $<
 
 # a strict JSON validator and value picker for the VM tests
-# (tests/tools/json-check.c): jq and python are not among the deps
-$(JSON_CHECK): tests/tools/json-check.c
+# (tests/tools/json-check.c, on the parser the ctl unit suite uses too):
+# jq and python are not among the deps
+$(JSON_CHECK): tests/tools/json-check.c tests/tools/json-parse.c tests/tools/json-parse.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) -o $@ tests/tools/json-check.c tests/tools/json-parse.c
 
 testdrv:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(VM_DIR)/testdrv modules
