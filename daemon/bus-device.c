@@ -21,18 +21,14 @@ int bus_device_path(const char *addr, char **ret)
 int bus_device_find(sd_bus *bus, const char *path, const char *interface,
 		    void *userdata, void **found, sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	_cleanup_free_ char *addr = NULL;
-	char norm[PCIERR_ADDR_MAX];
+	char addr[PCIERR_ADDR_MAX];
 	struct device *d;
 	int r;
 
-	r = sd_bus_path_decode(path, PCIERR_BUS_DEVICE_PREFIX, &addr);
+	r = bus_path_address(path, PCIERR_BUS_DEVICE_PREFIX, addr);
 	if (r <= 0)
 		return r;
-	if (pcierr_addr_normalize(addr, norm) < 0 || strcmp(norm, addr) != 0)
-		return 0;
-	d = manager_find_device(m, norm);
+	d = manager_find_device(userdata, addr);
 	if (!d)
 		return 0;
 	*found = d;

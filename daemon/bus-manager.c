@@ -151,14 +151,13 @@ static int method_clear_freeze_count(sd_bus_message *message, void *userdata,
 				 manager_clear_freeze_count, error);
 }
 
-static int method_get_device(sd_bus_message *message, void *userdata,
-			     sd_bus_error *error)
+/* GetDevice and GetSlot: the object path of what the address names */
+static int reply_object_of(sd_bus_message *message, struct manager *m, bool slot,
+			   sd_bus_error *error)
 {
-	struct manager *m = userdata;
 	_cleanup_free_ char *tmp = NULL;
 	char norm[PCIERR_ADDR_MAX];
 	const char *addr, *p;
-	struct device *d;
 	int r;
 
 	r = sd_bus_message_read(message, "s", &addr);
@@ -167,40 +166,36 @@ static int method_get_device(sd_bus_message *message, void *userdata,
 	r = bus_parse_address(addr, norm, error);
 	if (r < 0)
 		return r;
-	d = manager_find_device(m, norm);
-	if (!d)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "No PCI device '%s'", norm);
-	p = bus_device_object_path(d, &tmp);
+	if (slot) {
+		struct slot *s = manager_find_slot_for(m, norm);
+
+		if (!s)
+			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+						 "No PCI slot or device '%s'", norm);
+		p = bus_slot_object_path(s, &tmp);
+	} else {
+		struct device *d = manager_find_device(m, norm);
+
+		if (!d)
+			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+						 "No PCI device '%s'", norm);
+		p = bus_device_object_path(d, &tmp);
+	}
 	if (!p)
 		return -ENOMEM;
 	return sd_bus_reply_method_return(message, "o", p);
 }
 
+static int method_get_device(sd_bus_message *message, void *userdata,
+			     sd_bus_error *error)
+{
+	return reply_object_of(message, userdata, false, error);
+}
+
 static int method_get_slot(sd_bus_message *message, void *userdata,
 			   sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	_cleanup_free_ char *tmp = NULL;
-	char norm[PCIERR_ADDR_MAX];
-	const char *addr, *p;
-	struct slot *s;
-	int r;
-
-	r = sd_bus_message_read(message, "s", &addr);
-	if (r < 0)
-		return r;
-	r = bus_parse_address(addr, norm, error);
-	if (r < 0)
-		return r;
-	s = manager_find_slot_for(m, norm);
-	if (!s)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "No PCI slot or device '%s'", norm);
-	p = bus_slot_object_path(s, &tmp);
-	if (!p)
-		return -ENOMEM;
-	return sd_bus_reply_method_return(message, "o", p);
+	return reply_object_of(message, userdata, true, error);
 }
 
 /* GetHistory: entries of one query, to be merged */

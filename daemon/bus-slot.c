@@ -20,19 +20,14 @@ int bus_slot_path(const char *addr, char **ret)
 int bus_slot_find(sd_bus *bus, const char *path, const char *interface,
 		  void *userdata, void **found, sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	_cleanup_free_ char *addr = NULL;
-	char norm[PCIERR_ADDR_MAX];
+	char addr[PCIERR_ADDR_MAX];
 	struct slot *s;
 	int r;
 
-	r = sd_bus_path_decode(path, PCIERR_BUS_SLOT_PREFIX, &addr);
+	r = bus_path_address(path, PCIERR_BUS_SLOT_PREFIX, addr);
 	if (r <= 0)
 		return r;
-	/* only the canonical spelling names an object */
-	if (pcierr_addr_normalize(addr, norm) < 0 || strcmp(norm, addr) != 0)
-		return 0;
-	s = manager_find_slot(m, norm);
+	s = manager_find_slot(userdata, addr);
 	if (!s)
 		return 0;
 	*found = s;

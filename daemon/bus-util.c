@@ -165,3 +165,18 @@ int bus_object_emit(sd_bus *bus, const char *path, const char *iface,
 	}
 	return -EINVAL;
 }
+
+int bus_path_address(const char *path, const char *prefix,
+		     char ret[PCIERR_ADDR_MAX])
+{
+	_cleanup_free_ char *addr = NULL;
+	int r;
+
+	r = sd_bus_path_decode(path, prefix, &addr);
+	if (r <= 0)
+		return r;
+	/* only the canonical spelling names an object */
+	if (pcierr_addr_normalize(addr, ret) < 0 || strcmp(ret, addr) != 0)
+		return 0;
+	return 1;
+}

@@ -81,6 +81,14 @@ static inline void bus_error_freep(sd_bus_error *e)
 const char *bus_slot_object_path(const struct slot *s, char **tmp);
 const char *bus_device_object_path(const struct device *d, char **tmp);
 
+/*
+ * The address an object path under prefix names: 1 and ret filled for the
+ * canonical spelling only, 0 for anything else (not ours, not canonical),
+ * or a negative errno.
+ */
+int bus_path_address(const char *path, const char *prefix,
+		     char ret[PCIERR_ADDR_MAX]);
+
 /* An object's life on the bus: InterfacesAdded/Removed, PropertiesChanged */
 enum bus_object_event {
 	BUS_OBJECT_ADDED,
