@@ -212,8 +212,14 @@ static void persist(struct slot *s, const struct pcierr_policy_event *ev,
 static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step step,
 			  int error, struct follow_up *next)
 {
-	log_warning_errno(error, "Slot %s: %s failed: %s", s->addr, pcierr_op_to_string(op),
-			  s->manager->kernel ? pcierr_last_error_message(s->manager->kernel) ?: "%m" : "%m");
+	const char *why = s->manager->kernel ? pcierr_last_error_message(s->manager->kernel) : NULL;
+
+	if (why)
+		log_warning_errno(error, "Slot %s: %s failed: %s", s->addr,
+				  pcierr_op_to_string(op), why);
+	else
+		log_warning_errno(error, "Slot %s: %s failed: %m", s->addr,
+				  pcierr_op_to_string(op));
 	next->pending = true;
 	next->ev = (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_OP_DONE,
