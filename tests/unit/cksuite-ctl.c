@@ -599,7 +599,7 @@ START_TEST(test_model_free)
 	e[1].message = strdup("x");
 	ctl_history_free(e, 2);
 	ctl_history_free(NULL, 0);
-	ck_assert_ptr_null(ctl_strv_free(NULL));
+	ck_assert_ptr_null(strv_free(NULL));
 }
 END_TEST
 

@@ -222,24 +222,24 @@ static int read_addresses(sd_bus_message *m, char ***ret)
 		char **nl = realloc(l, (n + 2) * sizeof(*l));
 
 		if (!nl) {
-			ctl_strv_free(l);
+			strv_free(l);
 			return -ENOMEM;
 		}
 		l = nl;
 		l[n] = path_address(p);
 		if (!l[n]) {
-			ctl_strv_free(l);
+			strv_free(l);
 			return -ENOMEM;
 		}
 		l[++n] = NULL;
 	}
 	if (r < 0) {
-		ctl_strv_free(l);
+		strv_free(l);
 		return r;
 	}
 	r = sd_bus_message_exit_container(m);
 	if (r < 0) {
-		ctl_strv_free(l);
+		strv_free(l);
 		return r;
 	}
 	if (!l) {
@@ -247,7 +247,7 @@ static int read_addresses(sd_bus_message *m, char ***ret)
 		if (!l)
 			return -ENOMEM;
 	}
-	ctl_strv_free(*ret);
+	strv_free(*ret);
 	*ret = l;
 	return 0;
 }
@@ -297,7 +297,7 @@ static int read_value(sd_bus_message *m, const struct prop_map *p, void *base)
 			if (!l)
 				return -ENOMEM;
 		}
-		ctl_strv_free(*(char ***)dst);
+		strv_free(*(char ***)dst);
 		*(char ***)dst = l;
 		return 0;
 	}
