@@ -14,6 +14,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus.h"
+#include "bus-polkit.h"
 #include "config.h"
 #include "kernel-source.h"
 #include "log.h"
@@ -746,6 +747,7 @@ struct manager *manager_free(struct manager *m)
 	free(m->slots);
 	for (size_t i = 0; i < ELEMENTSOF(m->bus_slots); i++)
 		sd_bus_slot_unref(m->bus_slots[i]);
+	bus_polkit_flush();
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_source_unref(m->resync_source);
 	sd_event_source_unref(m->metrics_source);
