@@ -31,6 +31,7 @@
 #include "../../tools/pcierrctl/json.h"
 #include "../../tools/pcierrctl/model.h"
 #include "../../tools/pcierrctl/output.h"
+#include "../../tools/pcierrctl/pager.h"
 #include "../tools/json-parse.h"
 #include "cksuites.h"
 
@@ -1672,6 +1673,50 @@ START_TEST(test_cli_read)
 }
 END_TEST
 
+/* M8: the pager's secure mode, as systemd's */
+static const struct {
+	const char *pager, *secure_env;
+	bool privileged;
+	const char *command;	/* NULL: less */
+	bool none, secure;
+	int ret;
+} pager_table[] = {
+	{ NULL, NULL, false, NULL, false, false, 0 },
+	{ NULL, NULL, true, NULL, false, true, 0 },
+	{ "most", NULL, false, "most", false, false, 0 },
+	/* root: a pager without a secure mode is not run; less is */
+	{ "most", NULL, true, NULL, false, true, 0 },
+	{ "sh -c 'vi'", NULL, true, NULL, false, true, 0 },
+	{ "less -S", NULL, true, "less -S", false, true, 0 },
+	{ "/usr/bin/less", NULL, true, "/usr/bin/less", false, true, 0 },
+	{ "lesspipe", NULL, true, NULL, false, true, 0 },
+	{ "/opt/less/most", NULL, true, NULL, false, true, 0 },
+	/* explicitly set: trusted, secure as said */
+	{ "most", "1", false, "most", false, true, 0 },
+	{ "most", "yes", true, "most", false, true, 0 },
+	{ "most", "0", true, "most", false, false, 0 },
+	{ NULL, "off", true, NULL, false, false, 0 },
+	{ NULL, "maybe", false, NULL, false, true, -EINVAL },
+	/* no pager */
+	{ "", NULL, true, NULL, true, false, 0 },
+	{ "cat", NULL, false, NULL, true, false, 0 },
+};
+
+START_TEST(test_pager_plan)
+{
+	struct pager_plan p;
+
+	ck_assert_int_eq(pager_plan(pager_table[_i].pager, pager_table[_i].secure_env,
+				    pager_table[_i].privileged, &p), pager_table[_i].ret);
+	ck_assert_int_eq(p.none, pager_table[_i].none);
+	ck_assert_int_eq(p.secure, pager_table[_i].secure);
+	if (pager_table[_i].command)
+		ck_assert_str_eq(p.command, pager_table[_i].command);
+	else
+		ck_assert_ptr_null(p.command);
+}
+END_TEST
+
 Suite *suite_ctl(void)
 {
 	Suite *s = suite_create("ctl");
@@ -1690,6 +1735,7 @@ Suite *suite_ctl(void)
 	tcase_add_test(tc, test_parse_time);
 	tcase_add_test(tc, test_format_times);
 	tcase_add_test(tc, test_style);
+	tcase_add_loop_test(tc, test_pager_plan, 0, N_OF(pager_table));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("output");

@@ -17,7 +17,7 @@ UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
 	daemon/bus-util.c daemon/bus-polkit.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
-UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c \
+UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
 # the tests' strict JSON parser (cksuite-ctl.c; also build/json-check)
 UNIT_TOOL_SRCS := tests/tools/json-parse.c
