@@ -1555,7 +1555,11 @@ START_TEST(test_cli_errors)
 		const char *name;
 		const char *words;
 	} errors[] = {
-		{ SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: only root may reset slots; try sudo.\n" },
+		/* pcierrd's reason (polkit said no, or root only) */
+		{ SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: fake Reset refused. Try sudo.\n" },
+		{ "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
+		  "Permission denied: authentication is required to reset slots; run pcierrctl "
+		  "on a terminal without --no-ask-password to be asked, or use sudo.\n" },
 		{ "org.pcierr1.Error.KernelDisconnected",
 		  "Failed to reset 0000:01:00.0: the kernel shim is not loaded (modprobe pcierr_shim).\n" },
 		{ "org.pcierr1.Error.Busy",
@@ -1573,12 +1577,12 @@ START_TEST(test_cli_errors)
 	}
 	fk.error_name = SD_BUS_ERROR_ACCESS_DENIED;
 	ck_assert_int_eq(RUN(&out, &err, "enable", F_SLOT), 1);
-	ck_assert_str_eq(err, "Permission denied: only root may enable slots; try sudo.\n");
+	ck_assert_str_eq(err, "Permission denied: fake Enable refused. Try sudo.\n");
 	free(out);
 	free(err);
 	fk.error_name = NULL;
 
-	/* unknown address, bad address: 1; usage: 2 */
+	/* unknown address: 1; bad address and usage: 2 */
 	ck_assert_int_eq(RUN(&out, &err, "reset", "05:00.0"), 1);
 	ck_assert_str_eq(err, "Failed to find the slot of 0000:05:00.0: No PCI slot or device "
 			 "'0000:05:00.0'.\n");
@@ -1588,10 +1592,30 @@ START_TEST(test_cli_errors)
 	assert_contains(err, "No PCI slot or device 0000:05:00.0 is known to pcierrd");
 	free(out);
 	free(err);
-	ck_assert_int_eq(RUN(&out, &err, "status", "1:0.0"), 1);
+	ck_assert_int_eq(RUN(&out, &err, "status", "1:0.0"), 2);
 	assert_contains(err, "Invalid PCI address '1:0.0'");
 	free(out);
 	free(err);
+	/* said before connecting: with no bus at all, the address is the error */
+	{
+		char saved[sizeof(cli_address)];
+
+		memcpy(saved, cli_address, sizeof(saved));
+		snprintf(cli_address, sizeof(cli_address), "unix:path=%s/no-bus", cli_tmpdir);
+		ck_assert_int_eq(RUN(&out, &err, "show", "zz"), 2);
+		ck_assert_str_eq(err, "Invalid PCI address 'zz': expected DDDD:BB:DD.F or BB:DD.F "
+				 "(for example 0000:01:00.0 or 01:00.0).\n");
+		free(out);
+		free(err);
+		ck_assert_int_eq(RUN(&out, &err, "inject", "--no-ask-password", "0000:01:00"), 2);
+		free(out);
+		free(err);
+		ck_assert_int_eq(RUN(&out, &err, "show", F_DEV), 1);
+		assert_contains(err, "Failed to connect to the system bus");
+		free(out);
+		free(err);
+		memcpy(cli_address, saved, sizeof(saved));
+	}
 	ck_assert_int_eq(RUN_STATUS("frobnicate"), 2);
 	ck_assert_int_eq(RUN_STATUS("reset"), 2);
 	ck_assert_int_eq(RUN_STATUS("status", F_SLOT, F_DEV), 2);
@@ -1600,6 +1624,10 @@ START_TEST(test_cli_errors)
 	ck_assert_int_eq(RUN_STATUS("inject", F_DEV, "--unavailable=-1"), 2);
 	ck_assert_int_eq(RUN_STATUS("reset", F_DEV, "--timeout=soon"), 2);
 	ck_assert_int_eq(RUN_STATUS("--json=ugly"), 2);
+	ck_assert_int_eq(RUN(&out, &err, "--json=help"), 0);
+	ck_assert_str_eq(out, "short\npretty\noff\n");
+	free(out);
+	free(err);
 	ck_assert_int_eq(RUN_STATUS("-H", "host", "-M", "machine"), 2);
 	ck_assert_int_eq(RUN_STATUS("--help"), 0);
 	ck_assert_int_eq(RUN_STATUS("--version"), 0);
@@ -1650,6 +1678,11 @@ START_TEST(test_cli_read)
 	free(out);
 	free(err);
 	ck_assert_int_eq(RUN(&out, &err, "--no-legend", "list"), 0);
+	ck_assert_str_eq(out, F_DEV "  " F_SLOT "  e1000e  normal  1/5  Intel \"Corp\" Device [0000:0000]\n");
+	free(out);
+	free(err);
+	/* --json=off undoes an earlier --json (an alias's, a script's) */
+	ck_assert_int_eq(RUN(&out, &err, "--json=pretty", "--json=off", "--no-legend", "list"), 0);
 	ck_assert_str_eq(out, F_DEV "  " F_SLOT "  e1000e  normal  1/5  Intel \"Corp\" Device [0000:0000]\n");
 	free(out);
 	free(err);
@@ -1717,6 +1750,67 @@ START_TEST(test_pager_plan)
 }
 END_TEST
 
+/* L1: pcierrctl monitor notices the bus going away, and says so */
+START_TEST(test_cli_monitor_bus_lost)
+{
+	const char *bin = getenv("PCIERRCTL") ? getenv("PCIERRCTL") : CK_PCIERRCTL;
+	char errpath[128], *err = NULL;
+	int fde, status = -1;
+	pid_t pid, dbus_pid = cli_dbus_pid;
+	time_t deadline;
+
+	snprintf(errpath, sizeof(errpath), "%s/monitor.err", cli_tmpdir);
+	fde = open(errpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fde, 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(fde, STDERR_FILENO);
+		setenv("DBUS_SYSTEM_BUS_ADDRESS", cli_address, 1);
+		execl(bin, "pcierrctl", "monitor", (char *)NULL);
+		_exit(127);
+	}
+	/* subscribed (it says so), then the bus daemon dies */
+	deadline = time(NULL) + 20;
+	for (;;) {
+		free(err);
+		lseek(fde, 0, SEEK_SET);
+		err = read_all(fde);
+		if (strstr(err, "Following the signals"))
+			break;
+		ck_assert_msg(time(NULL) < deadline, "monitor did not start: %s", err);
+		while (sd_bus_process(fake_bus, NULL) > 0)
+			;
+		usleep(20000);
+	}
+	kill(dbus_pid, SIGKILL);
+	waitpid(dbus_pid, NULL, 0);
+	cli_dbus_pid = -1;
+
+	deadline = time(NULL) + 20;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (time(NULL) > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			ck_abort_msg("pcierrctl monitor runs on after the bus went away");
+		}
+		usleep(20000);
+	}
+	free(err);
+	lseek(fde, 0, SEEK_SET);
+	err = read_all(fde);
+	close(fde);
+	unlink(errpath);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, err);
+	assert_contains(err, "Lost the connection to the system bus.\n");
+	free(err);
+}
+END_TEST
+
 Suite *suite_ctl(void)
 {
 	Suite *s = suite_create("ctl");
@@ -1757,6 +1851,7 @@ Suite *suite_ctl(void)
 	tcase_add_test(tc, test_cli_reset);
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_cli_read);
+	tcase_add_test(tc, test_cli_monitor_bus_lost);
 	suite_add_tcase(s, tc);
 
 	return s;
