@@ -668,9 +668,9 @@ START_TEST(test_status_json)
 	ck_assert_int_eq(ctl_json_status(capture_start(&c), false, &model, NULL), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_contains(out, "{\"manager\":{\"Version\":\"0.1.0\",\"MaxFreezes\":5,"
+	assert_contains(out, "{\"Manager\":{\"Version\":\"0.1.0\",\"MaxFreezes\":5,"
 			"\"FreezeWindowUSec\":3600000000,");
-	assert_contains(out, "\"slots\":[{\"Address\":\"0000:00:02.0\",\"ResetTypes\":[\"hot\","
+	assert_contains(out, "\"Slots\":[{\"Address\":\"0000:00:02.0\",\"ResetTypes\":[\"hot\","
 			"\"fundamental\"],\"State\":\"frozen\",\"Step\":\"error_detected\","
 			"\"Stuck\":true,\"Devices\":[\"0000:01:00.0\",\"0000:01:00.1\"],"
 			"\"LastResult\":\"recovered\",\"LastDurationUSec\":1234567,");
@@ -783,7 +783,7 @@ START_TEST(test_show)
 				       ctl_model_find_device(&model, "0000:01:00.0")), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_prefix(out, "{\"slot\":null,\"device\":{\"Address\":\"0000:01:00.0\"");
+	assert_prefix(out, "{\"Slot\":null,\"Device\":{\"Address\":\"0000:01:00.0\"");
 	free(out);
 
 	ck_assert_int_eq(ctl_json_show(capture_start(&c), true,
@@ -791,8 +791,8 @@ START_TEST(test_show)
 				       ctl_model_find_device(&model, "0000:03:00.0")), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_contains(out, "\"slot\": {");
-	assert_contains(out, "\"device\": {");
+	assert_contains(out, "\"Slot\": {");
+	assert_contains(out, "\"Device\": {");
 	free(out);
 }
 END_TEST
@@ -876,11 +876,11 @@ START_TEST(test_history)
 	ck_assert_int_eq(ctl_json_history(capture_start(&c), false, e, N_OF(e)), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_contains(out, "[{\"time_usec\":1700000000000000,\"slot\":\"0000:00:02.0\","
-			"\"device\":\"0000:01:00.0\",\"kind\":\"event\",\"step\":\"frozen\","
-			"\"result\":\"inject\",\"results\":\"\",\"duration_usec\":0,\"error\":0,"
-			"\"message\":\"\"}");
-	assert_contains(out, "\"error\":-5,\"message\":\"odd \\\"text\\\"\\n\\twith \\ufffd bytes\"}]");
+	assert_contains(out, "[{\"TimeUSec\":1700000000000000,\"Slot\":\"0000:00:02.0\","
+			"\"Device\":\"0000:01:00.0\",\"Kind\":\"event\",\"Step\":\"frozen\","
+			"\"Result\":\"inject\",\"Results\":\"\",\"DurationUSec\":0,\"Error\":0,"
+			"\"Message\":\"\"}");
+	assert_contains(out, "\"Error\":-5,\"Message\":\"odd \\\"text\\\"\\n\\twith \\ufffd bytes\"}]");
 	free(out);
 
 	ck_assert_int_eq(ctl_json_history(capture_start(&c), true, NULL, 0), 0);
@@ -947,15 +947,15 @@ START_TEST(test_signals)
 
 	out = capture_end(&cj);
 	assert_json_lines(out);
-	assert_contains(out, "{\"time_usec\":0,\"signal\":\"ErrorDetected\",\"slot\":\"0000:00:02.0\","
-			"\"device\":\"0000:01:00.0\",\"state\":\"frozen\",\"unavailable_ms\":0,"
-			"\"source\":\"inject\"}\n");
-	assert_contains(out, "{\"time_usec\":0,\"signal\":\"RecoveryStep\",\"slot\":\"0000:00:02.0\","
-			"\"step\":\"error_detected\",\"result\":\"need_reset\",\"duration_usec\":132000}\n");
-	assert_contains(out, "\"signal\":\"InterfacesAdded\",\"path\":\"/org/pcierr1/device/_30000_3a01_3a00_2e0\","
-			"\"object\":\"device\",\"address\":\"0000:01:00.0\"}\n");
-	assert_contains(out, "{\"time_usec\":1700000000005000,\"signal\":\"NameOwnerChanged\","
-			"\"running\":false}\n");
+	assert_contains(out, "{\"TimeUSec\":0,\"Signal\":\"ErrorDetected\",\"Slot\":\"0000:00:02.0\","
+			"\"Device\":\"0000:01:00.0\",\"State\":\"frozen\",\"UnavailableMSec\":0,"
+			"\"Source\":\"inject\"}\n");
+	assert_contains(out, "{\"TimeUSec\":0,\"Signal\":\"RecoveryStep\",\"Slot\":\"0000:00:02.0\","
+			"\"Step\":\"error_detected\",\"Result\":\"need_reset\",\"DurationUSec\":132000}\n");
+	assert_contains(out, "\"Signal\":\"InterfacesAdded\",\"Path\":\"/org/pcierr1/device/_30000_3a01_3a00_2e0\","
+			"\"Object\":\"device\",\"Address\":\"0000:01:00.0\"}\n");
+	assert_contains(out, "{\"TimeUSec\":1700000000005000,\"Signal\":\"NameOwnerChanged\","
+			"\"Running\":false}\n");
 	ck_assert_str_eq(ctl_signal_name(CTL_SIGNAL_RECOVERY_FINISHED), "RecoveryFinished");
 	ck_assert_ptr_null(ctl_signal_name(_CTL_SIGNAL_MAX));
 	free(out);
@@ -982,20 +982,20 @@ START_TEST(test_recovery_json)
 	ck_assert_int_eq(ctl_json_recovery(capture_start(&c), false, &done), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	ck_assert_str_eq(out, "{\"slot\":\"0000:00:02.0\",\"seq\":7,\"result\":\"recovered\","
-			 "\"duration_usec\":674000,\"steps\":[{\"step\":\"error_detected\","
-			 "\"result\":\"need_reset\",\"duration_usec\":132000},{\"step\":\"reset\","
-			 "\"result\":\"ok\",\"duration_usec\":258000},{\"step\":\"slot_reset\","
-			 "\"result\":\"recovered\",\"duration_usec\":151000},{\"step\":\"resume\","
-			 "\"result\":\"recovered\",\"duration_usec\":132000}],\"reason\":null}\n");
+	ck_assert_str_eq(out, "{\"Slot\":\"0000:00:02.0\",\"Seq\":7,\"Result\":\"recovered\","
+			 "\"DurationUSec\":674000,\"Steps\":[{\"Step\":\"error_detected\","
+			 "\"Result\":\"need_reset\",\"DurationUSec\":132000},{\"Step\":\"reset\","
+			 "\"Result\":\"ok\",\"DurationUSec\":258000},{\"Step\":\"slot_reset\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":151000},{\"Step\":\"resume\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":132000}],\"Reason\":null}\n");
 	free(out);
 
 	ck_assert_int_eq(ctl_json_recovery(capture_start(&c), true, &started), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	ck_assert_str_eq(out, "{\n  \"slot\": \"0000:00:02.0\",\n  \"seq\": null,\n"
-			 "  \"result\": null,\n  \"duration_usec\": null,\n  \"steps\": [],\n"
-			 "  \"reason\": null\n}\n");
+	ck_assert_str_eq(out, "{\n  \"Slot\": \"0000:00:02.0\",\n  \"Seq\": null,\n"
+			 "  \"Result\": null,\n  \"DurationUSec\": null,\n  \"Steps\": [],\n"
+			 "  \"Reason\": null\n}\n");
 	free(out);
 }
 END_TEST
@@ -1498,12 +1498,12 @@ START_TEST(test_cli_reset)
 	ck_assert_int_eq(RUN(&out, &err, "--json", "reset", "--fundamental", F_SLOT), 0);
 	ck_assert_str_eq(fk.arg2, "fundamental");
 	assert_json(out);
-	ck_assert_str_eq(out, "{\"slot\":\"" F_SLOT "\",\"seq\":null,\"result\":\"recovered\","
-			 "\"duration_usec\":5000,\"steps\":[{\"step\":\"error_detected\","
-			 "\"result\":\"need_reset\",\"duration_usec\":1000},{\"step\":\"reset\","
-			 "\"result\":\"ok\",\"duration_usec\":2000},{\"step\":\"slot_reset\","
-			 "\"result\":\"recovered\",\"duration_usec\":3000},{\"step\":\"resume\","
-			 "\"result\":\"recovered\",\"duration_usec\":4000}],\"reason\":null}\n");
+	ck_assert_str_eq(out, "{\"Slot\":\"" F_SLOT "\",\"Seq\":null,\"Result\":\"recovered\","
+			 "\"DurationUSec\":5000,\"Steps\":[{\"Step\":\"error_detected\","
+			 "\"Result\":\"need_reset\",\"DurationUSec\":1000},{\"Step\":\"reset\","
+			 "\"Result\":\"ok\",\"DurationUSec\":2000},{\"Step\":\"slot_reset\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":3000},{\"Step\":\"resume\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":4000}],\"Reason\":null}\n");
 	free(out);
 	free(err);
 
@@ -1522,8 +1522,8 @@ START_TEST(test_cli_reset)
 	ck_assert_str_eq(fk.arg2, "perm_failure");
 	ck_assert_uint_eq(fk.ms, 300);
 	assert_json(out);
-	assert_prefix(out, "{\"slot\":\"" F_SLOT "\",\"seq\":77,\"result\":\"disabled\"");
-	assert_contains(out, "\"reason\":\"too many freezes; reseat it\"}");
+	assert_prefix(out, "{\"Slot\":\"" F_SLOT "\",\"Seq\":77,\"Result\":\"disabled\"");
+	assert_contains(out, "\"Reason\":\"too many freezes; reseat it\"}");
 	free(out);
 	free(err);
 
@@ -1531,15 +1531,15 @@ START_TEST(test_cli_reset)
 	fk.finish = NULL;
 	ck_assert_int_eq(RUN(&out, &err, "--json", "inject", F_DEV, "--timeout=0.3"), 1);
 	assert_json(out);
-	assert_contains(out, "\"result\":\"timeout\",\"duration_usec\":null");
+	assert_contains(out, "\"Result\":\"timeout\",\"DurationUSec\":null");
 	assert_contains(err, "did not finish its recovery within 300ms");
 	free(out);
 	free(err);
 
 	/* --no-block: back at once */
 	ck_assert_int_eq(RUN(&out, &err, "--no-block", "--json", "inject", F_DEV), 0);
-	ck_assert_str_eq(out, "{\"slot\":\"" F_SLOT "\",\"seq\":77,\"result\":null,"
-			 "\"duration_usec\":null,\"steps\":[],\"reason\":null}\n");
+	ck_assert_str_eq(out, "{\"Slot\":\"" F_SLOT "\",\"Seq\":77,\"Result\":null,"
+			 "\"DurationUSec\":null,\"Steps\":[],\"Reason\":null}\n");
 	free(out);
 	free(err);
 	ck_assert_int_eq(RUN(&out, &err, "reset", "--no-block", F_DEV), 0);
@@ -1655,10 +1655,10 @@ START_TEST(test_cli_read)
 
 	ck_assert_int_eq(RUN(&out, &err, "--json", "status", "01:00.0"), 0);
 	assert_json(out);
-	assert_contains(out, "\"slots\":[{\"Address\":\"" F_SLOT "\",\"ResetTypes\":[],"
+	assert_contains(out, "\"Slots\":[{\"Address\":\"" F_SLOT "\",\"ResetTypes\":[],"
 			"\"State\":\"normal\",\"Step\":\"idle\",\"Stuck\":false,"
 			"\"Devices\":[\"" F_DEV "\"]");
-	assert_contains(out, "\"devices\":[{\"Address\":\"" F_DEV "\",\"Slot\":\"" F_SLOT "\",");
+	assert_contains(out, "\"Devices\":[{\"Address\":\"" F_DEV "\",\"Slot\":\"" F_SLOT "\",");
 	assert_contains(out, "\"VendorName\":\"Intel \\\"Corp\\\"\"");
 	free(out);
 	free(err);
@@ -1669,7 +1669,7 @@ START_TEST(test_cli_read)
 	free(err);
 	ck_assert_int_eq(RUN(&out, &err, "--json=pretty", "show", F_SLOT), 0);
 	assert_json(out);
-	assert_contains(out, "\"device\": null");
+	assert_contains(out, "\"Device\": null");
 	free(out);
 	free(err);
 	ck_assert_int_eq(RUN(&out, &err, "--json", "stats"), 0);
@@ -1693,7 +1693,7 @@ START_TEST(test_cli_read)
 	ck_assert_str_eq(fk.arg2, "1700000000000000");
 	ck_assert_uint_eq(fk.ms, 9);
 	assert_json(out);
-	assert_contains(out, "\"message\":\"a \\\"quoted\\\"\\nmessage\"}]");
+	assert_contains(out, "\"Message\":\"a \\\"quoted\\\"\\nmessage\"}]");
 	free(out);
 	free(err);
 

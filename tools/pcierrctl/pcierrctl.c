@@ -703,10 +703,14 @@ int main(int argc, char *argv[])
 	setup_style();
 	if (ctl_bus_connect(arg_host, arg_machine, &bus) < 0)
 		return EXIT_FAILURE;
-	if (verb_changes_something(verb)) {
-		/* as systemctl: polkit may ask, on this terminal */
-		(void)sd_bus_set_allow_interactive_authorization(bus, arg_ask_password);
-		if (arg_ask_password && !arg_host && !arg_machine)
+	if (verb_changes_something(verb) && arg_ask_password && isatty(STDIN_FILENO)) {
+		/*
+		 * As systemctl: polkit may ask for a password, on this
+		 * terminal (pkttyagent). Without a terminal nobody could
+		 * answer: pcierrd then says authentication is required.
+		 */
+		(void)sd_bus_set_allow_interactive_authorization(bus, true);
+		if (!arg_host && !arg_machine)
 			ctl_polkit_agent_open();
 	}
 
