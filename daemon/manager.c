@@ -2,7 +2,7 @@
 /*
  * The manager: slots and devices as the shim reports them, kept current
  * by resyncs and per-slot refreshes, with their freeze history from the
- * state store and their names from pci.ids; and the methods the bus calls.
+ * state store and their names from the hwdb; and the methods the bus calls.
  */
 #include <errno.h>
 #include <signal.h>

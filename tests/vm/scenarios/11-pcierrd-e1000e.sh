@@ -29,7 +29,7 @@ expect_prop dev "$DEV" Driver e1000e
 expect_prop dev "$DEV" State normal
 expect_prop dev "$DEV" FreezeCount 0
 expect_prop dev "$DEV" MaxFreezes 5
-# names from pci.ids through libpci, as lspci shows them
+# names from the udev hwdb (built from pci.ids), as lspci shows them
 expect_prop dev "$DEV" VendorName "Intel Corporation"
 expect_prop dev "$DEV" DeviceName "82574L Gigabit Network Connection"
 expect_prop slot "$PE" State normal
