@@ -26,6 +26,7 @@ MODULESLOADDIR ?= /usr/lib/modules-load.d
 DBUSPOLICYDIR  ?= /usr/share/dbus-1/system.d
 DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/system-services
 DBUSIFACEDIR   ?= $(DATADIR)/dbus-1/interfaces
+POLKITACTIONDIR ?= $(DATADIR)/polkit-1/actions
 BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
 DKMSSRCDIR     ?= /usr/src
 

@@ -15,9 +15,9 @@ UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c $(sort $(wildcard $(U
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
-	daemon/bus-util.c
+	daemon/bus-util.c daemon/bus-polkit.c daemon/pci-names.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
-UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c \
+UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
 # the tests' strict JSON parser (cksuite-ctl.c; also build/json-check)
 UNIT_TOOL_SRCS := tests/tools/json-parse.c

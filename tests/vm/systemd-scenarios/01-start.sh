@@ -88,8 +88,8 @@ ok "busctl tree holds the Manager, the e1000e's slot and device"
 ctl_json status
 [ "$rc" = 0 ] || fail "pcierrctl --json status exited $rc"
 json_valid "$json" "pcierrctl --json status"
-nslots=$(jget "$json" slots | sed -n 's/^array //p')
-ndevs=$(jget "$json" devices | sed -n 's/^array //p')
+nslots=$(jget "$json" Slots | sed -n 's/^array //p')
+ndevs=$(jget "$json" Devices | sed -n 's/^array //p')
 tslots=$(printf '%s\n' "$tree" | grep -c "^$BUS_PATH/slot/")
 tdevs=$(printf '%s\n' "$tree" | grep -c "^$BUS_PATH/device/")
 expect "Slot objects in busctl tree" "$tslots" "$nslots"
@@ -97,7 +97,7 @@ expect "Device objects in busctl tree" "$tdevs" "$ndevs"
 [ "$ndevs" -ge 10 ] || fail "only $ndevs devices"
 i=0
 while [ "$i" -lt "$ndevs" ]; do
-	a=$(jget "$json" "devices[$i].Address")
+	a=$(jget "$json" "Devices[$i].Address")
 	p=$(dev_path "$a") || fail "Manager.GetDevice $a failed"
 	printf '%s\n' "$tree" | grep -qxF "$p" || fail "no $p (device $a) in busctl tree"
 	i=$((i + 1))
