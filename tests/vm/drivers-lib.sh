@@ -89,7 +89,13 @@ recovery_of() {
 in_ns() { ip netns exec "$@"; }
 
 # iface_of DEV: the network interface of PCI device DEV in this namespace
-iface_of() { ls "$SYS/$1/net" 2>/dev/null | head -n 1; }
+# (virtio-net's is below its virtio device)
+iface_of() {
+	for _i in "$SYS/$1"/net/* "$SYS/$1"/virtio*/net/*; do
+		[ -e "$_i" ] && { basename "$_i"; return 0; }
+	done
+	return 1
+}
 
 # carrier_in NS IF: the interface is up with a carrier (LOWER_UP)
 carrier_in() { ip -n "$1" link show "$2" 2>/dev/null | grep -q 'LOWER_UP'; }
@@ -102,7 +108,7 @@ nic_setup() {
 	_ns=ns_$_n _if=t_$_n
 	[ -e "/run/netns/$_ns" ] || ip netns add "$_ns" || fail "ip netns add $_ns"
 	if ! ip -n "$_ns" link show "$_if" >/dev/null 2>&1; then
-		wait_until 20 sh -c "ls $SYS/$_d/net/ 2>/dev/null | grep -q ." ||
+		wait_until 20 iface_of "$_d" ||
 			fail "$_d ($(driver_of "$_d")) has no network interface"
 		_e=$(iface_of "$_d")
 		ip link set "$_e" down
@@ -145,7 +151,7 @@ reach() {
 # must_reach NAME HOST: a short stream answered in full (after the first
 # answer: ARP may take the first)
 must_reach() {
-	reach "$1" "$2" 20
+	reach "$1" "$2" "${REACH_COUNT:-20}"
 	_first=$(awk '$1 == "r" { print $2; exit }' "$TMP/reach.$1")
 	[ -n "$_first" ] || fail "$1 ($NET.$2): no echo of $reach_sent packets"
 	_miss=$(awk -v f="$_first" '$1 == "s" && $2 >= f { s[$2] = 1 } $1 == "r" { delete s[$2] }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 120
+# timeout: 240
 #
 # Driver suite 0: the cards and their drivers before anything is frozen.
 #   Every card of topology-drivers is bound to its real driver (e100, e1000,
@@ -52,6 +52,7 @@ nic_setup e1000e "$E1000E" 14
 nic_setup rtl "$RTL" 16
 nic_setup me1000 "$MIXED_E1000" 26
 nic_setup mrtl "$MIXED_RTL" 27
+REACH_COUNT=10
 for pair in "e100 11" "e1000 12" "e1000e 14" "rtl 16" "me1000 26" "mrtl 27"; do
 	set -- $pair
 	must_reach "$1" "$2"
