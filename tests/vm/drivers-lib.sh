@@ -70,8 +70,12 @@ inject_wait() {
 }
 
 # recovery_of PE DEV: inject_bg DEV, then RecoveryStarted ($rec_mode) and
-# RecoveryFinished ($fin_result, $fin_usec), $INJ_T1 the guest time
-# RecoveryFinished was seen; pcierrctl's exit status in $INJ_RC
+# RecoveryFinished ($fin_result, $fin_usec); pcierrctl's exit status in
+# $INJ_RC. The phases' bounds, in guest ns: $INJ_T0 the error (the
+# Device's LastErrorUSec, wall clock), $INJ_T1 = that + the recovery's
+# duration: when it finished, not when this (slow, under TCG) shell saw
+# the signal; without LastErrorUSec (the device gone), the times this
+# shell saw.
 recovery_of() {
 	sig_mark
 	inject_bg "$2"
@@ -79,6 +83,12 @@ recovery_of() {
 	rec_mode=$(sig_arg "$sig" 2)
 	finish_of "$1" 90
 	INJ_T1=$(now_ns)
+	_le=$(dev_prop "$2" LastErrorUSec 2>/dev/null)
+	if [ -n "$_le" ] && [ "$_le" -gt 0 ] 2>/dev/null; then
+		echo "  the error at $_le us (LastErrorUSec), finished $fin_usec us later; seen $(( (INJ_T1 - (_le + fin_usec) * 1000) / 1000000 )) ms after that"
+		INJ_T0=$((_le * 1000))
+		INJ_T1=$(( (_le + fin_usec) * 1000 ))
+	fi
 	inject_wait
 	echo "  $1: $rec_mode, $fin_result in $fin_usec us; steps: $(steps_since "$1")"
 }

@@ -129,8 +129,8 @@ vm-sanitize: $(VM_DEPS)
 # sym53c8xx_2, nvme, 8139cp, megaraid_sas; the ipr and ixgb profiles) with
 # their I/O running, in a second topology (tests/vm/topology-drivers) and
 # one boot of its own; scenarios in tests/vm/driver-scenarios. Part of
-# "make check". VM_DRIVERS_TIMEOUT bounds the boot (default 900 s).
-VM_DRIVERS_TIMEOUT ?= 900
+# "make check". VM_DRIVERS_TIMEOUT bounds the boot (default 2400 s: an upper bound on a loaded machine; about 6-8 min idle).
+VM_DRIVERS_TIMEOUT ?= 2400
 .PHONY: vm-drivers-check
 vm-drivers-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 150
+# timeout: 400
 #
 # Driver suite 1: e100, e1000 and e1000e recovered by their own callbacks
 # with a stream running through them.
@@ -36,7 +36,6 @@ for nic in "e100 $E100 $RP_E100 11 e100" "e1000 $E1000 $RP_E1000 12 e1000" \
 	info "$name ($dev, $drv) below $pe"
 	bus_objects "$pe" "$dev"
 	handlers=$(handlers_of "$dev")
-	must_reach "$name" "$host"
 	stream_start "$name" "$host"
 	sleep 3
 	recovery_of "$pe" "$dev"

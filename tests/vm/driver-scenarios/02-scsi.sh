@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 150
+# timeout: 300
 #
 # Driver suite 2: sym53c8xx_2 (lsi53c895a) under I/O, as seed 007 tested it.
 #   A reader (blkpat loop, O_DIRECT, 32 KiB reads round the whole disk)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 150
+# timeout: 300
 #
 # Driver suite 3: nvme with reads and verified writes across a freeze.
 #   blkpat loop on the namespace: reads of the first half (the pattern,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 150
+# timeout: 300
 #
 # Driver suite 4: rtl8139 (8139cp, no handlers): the full hotplug fallback
 # with a stream running.

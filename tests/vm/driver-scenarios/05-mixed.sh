@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 150
+# timeout: 300
 #
 # Driver suite 5: the mixed slot (a pcie-pci-bridge holding an e1000, aware,
 # and an rtl8139, 8139cp, unaware): partial hotplug with a stream running

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 120
+# timeout: 240
 #
 # Driver suite 6: the seeds' ipr and ixgb, which QEMU does not model, as
 # profiles of the test driver (pcierr_ipr: error_detected and slot_reset

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 200
+# timeout: 400
 #
 # Driver suite 7: the sixth freeze of the e1000 within the window (pcierrd's
 # defaults: MaxFreezes 5 in FreezeWindowSec 3600) disables it, while
