@@ -6,9 +6,11 @@
  *
  *   udp-stream echo PORT
  *       send every datagram back to where it came from, until SIGTERM
- *   udp-stream send ADDR PORT INTERVAL_MS
+ *   udp-stream send ADDR PORT INTERVAL_MS [COUNT]
  *       every INTERVAL_MS a datagram {magic, seq, send time}, until SIGTERM
- *       or SIGINT; one line per event, flushed at once:
+ *       or SIGINT, or with COUNT: COUNT of them, then it waits for their
+ *       echoes (3 s at most after the last was sent) and exits; one line
+ *       per event, flushed at once:
  *         s SEQ SENT_NS             sent
  *         x SEQ SENT_NS ERRNO       sendto failed (counts as not delivered)
  *         r SEQ SENT_NS RECV_NS     its echo came back
@@ -89,11 +91,15 @@ static int cmd_echo(int port)
 	return 0;
 }
 
-static int cmd_send(const char *addr, int port, unsigned int interval_ms)
+#define LINGER_NS 3000000000ull
+
+static int cmd_send(const char *addr, int port, unsigned int interval_ms,
+		    uint32_t count)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	uint64_t next, iv = (uint64_t)interval_ms * 1000000u;
-	uint32_t seq = 0;
+	uint32_t seq = 0, answered = 0;
+	uint64_t last_sent = 0;
 	int fd;
 
 	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
@@ -112,13 +118,18 @@ static int cmd_send(const char *addr, int port, unsigned int interval_ms)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		int wait_ms;
 
-		if (t >= next) {
+		if (count && seq >= count) {
+			if (answered >= count || t - last_sent >= LINGER_NS)
+				break;
+			next = t + 100000000u;	/* poll in 100 ms steps */
+		} else if (t >= next) {
 			struct pkt k = { .magic = MAGIC, .seq = ++seq, .sent_ns = t };
 
 			if (sendto(fd, &k, sizeof(k), 0, (struct sockaddr *)&a, sizeof(a)) < 0)
 				printf("x %" PRIu32 " %" PRIu64 " %d\n", seq, t, errno);
 			else
 				printf("s %" PRIu32 " %" PRIu64 "\n", seq, t);
+			last_sent = t;
 			next += iv;
 			if (next < t)	/* fell behind (the guest stalled): no burst */
 				next = t + iv;
@@ -129,7 +140,7 @@ static int cmd_send(const char *addr, int port, unsigned int interval_ms)
 			struct pkt k;
 			ssize_t n = recv(fd, &k, sizeof(k), 0);
 
-			if (n == (ssize_t)sizeof(k) && k.magic == MAGIC)
+			if (n == (ssize_t)sizeof(k) && k.magic == MAGIC && ++answered)
 				printf("r %" PRIu32 " %" PRIu64 " %" PRIu64 "\n", k.seq,
 				       k.sent_ns, now_ns());
 		}
@@ -147,14 +158,17 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	if (argc == 3 && !strcmp(argv[1], "echo") && parse_port(argv[2]) > 0)
 		return cmd_echo(parse_port(argv[2]));
-	if (argc == 5 && !strcmp(argv[1], "send") && parse_port(argv[3]) > 0) {
-		char *end;
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "send") && parse_port(argv[3]) > 0) {
+		char *end, *cend = "";
 		long iv = strtol(argv[4], &end, 10);
+		long cnt = argc == 6 ? strtol(argv[5], &cend, 10) : 0;
 
-		if (*argv[4] && !*end && iv > 0 && iv <= 10000)
-			return cmd_send(argv[2], parse_port(argv[3]), (unsigned int)iv);
+		if (*argv[4] && !*end && iv > 0 && iv <= 10000 && !*cend &&
+		    cnt >= 0 && cnt <= 1000000)
+			return cmd_send(argv[2], parse_port(argv[3]), (unsigned int)iv,
+					(uint32_t)cnt);
 	}
 	fprintf(stderr, "usage: udp-stream echo PORT\n"
-		"       udp-stream send ADDR PORT INTERVAL_MS\n");
+		"       udp-stream send ADDR PORT INTERVAL_MS [COUNT]\n");
 	return 2;
 }

@@ -143,31 +143,21 @@ peer_setup() {
 	nic_setup peer0 "$PEER" 1
 }
 
-# reach NAME HOST [COUNT]: COUNT (10) echoes from the peer to 10.77.0.HOST,
-# 100 ms apart: $reach_got answered
+# reach NAME HOST [COUNT]: COUNT (20) echoes from the peer to
+# 10.77.0.HOST, 100 ms apart, each awaited up to 3 s after the last was
+# sent: $reach_got answered of $reach_sent
 reach() {
-	_c=${3:-10}
-	in_ns ns_peer0 timeout 20 "$UDP_STREAM" send "$NET.$2" "$UDP_PORT" "$STREAM_MS" \
-		> "$TMP/reach.$1" 2>&1 &
-	_rp=$!
-	sleep $(( (_c + 9) / 10 ))
-	sleep 0.5
-	kill -TERM "$_rp" 2>/dev/null
-	wait "$_rp"
+	in_ns ns_peer0 timeout 60 "$UDP_STREAM" send "$NET.$2" "$UDP_PORT" "$STREAM_MS" "${3:-20}" \
+		> "$TMP/reach.$1" 2>&1
 	reach_got=$(grep -c '^r ' "$TMP/reach.$1")
 	reach_sent=$(grep -c '^[sx] ' "$TMP/reach.$1")
 }
 
-# must_reach NAME HOST: a short stream answered in full (after the first
-# answer: ARP may take the first)
+# must_reach NAME HOST: a short stream answered in full
 must_reach() {
 	reach "$1" "$2" "${REACH_COUNT:-20}"
-	_first=$(awk '$1 == "r" { print $2; exit }' "$TMP/reach.$1")
-	[ -n "$_first" ] || fail "$1 ($NET.$2): no echo of $reach_sent packets"
-	_miss=$(awk -v f="$_first" '$1 == "s" && $2 >= f { s[$2] = 1 } $1 == "r" { delete s[$2] }
-		END { n = 0; for (k in s) n++; print n }' "$TMP/reach.$1")
-	# the last one may still be in flight when the sender stopped
-	[ "$_miss" -le 1 ] || fail "$1 ($NET.$2): $_miss of the packets after the first echo lost"
+	[ "$reach_got" = "$reach_sent" ] && [ "$reach_sent" -gt 0 ] ||
+		fail "$1 ($NET.$2): $reach_got of $reach_sent packets echoed"
 	ok "$1 ($NET.$2) answers: $reach_got of $reach_sent echoed"
 }
 
@@ -187,7 +177,8 @@ stream_stop() {
 
 # stream_stats NAME T0 T1: the stream of NAME split at T0 (injection) and
 # T1 (RecoveryFinished seen), guest ns. Sets st_before st_during st_after
-# ("answered/sent"), st_lost (unanswered in all), st_resume_ms (first echo
+# ("answered/sent"), st_lost (unanswered of those sent between T0 and T1:
+# the outage), st_resume_ms (first echo
 # received after T1, ms after T1; -1: none), st_after_gaps (packets sent
 # after that first echo and more than 1 s before the stream stopped that
 # were not answered)
@@ -198,7 +189,7 @@ stream_stats() {
 		END {
 			for (k in sent) {
 				p = sent[k] < t0 ? 1 : (sent[k] < t1 ? 2 : 3)
-				s[p]++; if (k in got) a[p]++; else lost++
+				s[p]++; if (k in got) a[p]++; else if (p == 2) lost++
 				if (first != "" && k + 0 > fseq && sent[k] < last - 1e9 && !(k in got)) gaps++
 			}
 			printf "%d/%d %d/%d %d/%d %d %d %d\n", a[1], s[1], a[2], s[2], a[3], s[3], lost,
@@ -206,7 +197,7 @@ stream_stats() {
 		}' "$TMP/stream.$1")
 	set -- $_r
 	st_before=$1 st_during=$2 st_after=$3 st_lost=$4 st_resume_ms=$5 st_after_gaps=$6
-	echo "  stream: before $st_before, during $st_during, after $st_after answered; lost $st_lost; first echo $st_resume_ms ms after RecoveryFinished; $st_after_gaps lost after it"
+	echo "  stream: before $st_before, during $st_during, after $st_after answered; lost in the outage $st_lost; first echo $st_resume_ms ms after RecoveryFinished; $st_after_gaps lost after it"
 }
 
 # --- disks ----------------------------------------------------------------
@@ -217,6 +208,23 @@ disk_of() {
 		[ -e "$_b" ] && { basename "$_b"; return 0; }
 	done
 	return 1
+}
+
+# disk_ready DEV DRIVER: DEV is bound to DRIVER and has its disk: $disk
+disk_ready() {
+	bound_to "$1" "$2" || fail "$1 is bound to '$(driver_of "$1")', not $2"
+	wait_until 20 disk_of "$1" || fail "no disk below $1 ($2)"
+	disk=$(disk_of "$1")
+	ok "the disk of $1 ($2) is /dev/$disk"
+}
+
+# pd_begin SLOT DEVICE...: the signal monitor, pcierrd, the objects of SLOT
+# and its DEVICEs; the first DEVICE's handlers in $handlers
+pd_begin() {
+	sig_start
+	pcierrd_start
+	bus_objects "$@"
+	handlers=$(handlers_of "$2")
 }
 
 # blk_start NAME DEV ARGS...: blkpat loop on /dev/DEV in the background

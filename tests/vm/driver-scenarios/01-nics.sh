@@ -45,6 +45,11 @@ for nic in "e100 $E100 $RP_E100 11 e100" "e1000 $E1000 $RP_E1000 12 e1000" \
 	done
 	stream_stop "$name"
 	stream_stats "$name" "$INJ_T0" "$INJ_T1"
+	reach "$name" "$host"
+	# the row first, so that the table shows a failing driver too
+	row "$dev" "$drv" "$handlers" "$rec_mode" "$(ms "$fin_usec")" \
+		"$st_before" "$st_during ($st_lost lost)" "$st_after (resumed +$st_resume_ms ms)" \
+		"then $reach_got/$reach_sent echoed"
 	expect "$name: RecoveryStarted mode" "$rec_mode" callbacks
 	expect "$name: RecoveryFinished" "$fin_result" recovered
 	expect "$name: pcierrctl inject exit status" "$INJ_RC" 0
@@ -56,9 +61,7 @@ for nic in "e100 $E100 $RP_E100 11 e100" "e1000 $E1000 $RP_E1000 12 e1000" \
 		fail "$name: the stream resumed $st_resume_ms ms after RecoveryFinished (more than 5 s)"
 	ok "$name: the stream resumed $st_resume_ms ms after RecoveryFinished"
 	expect "$name: packets lost after the stream resumed" "$st_after_gaps" 0
-	must_reach "$name" "$host"
-	row "$dev" "$drv" "$handlers" "callbacks" "$(ms "$fin_usec")" \
-		"$st_before" "$st_during ($st_lost lost)" "$st_after (resumed +$st_resume_ms ms)" \
-		"then $reach_got/$reach_sent echoed"
+	[ "$reach_got" = "$reach_sent" ] || fail "$name: then $reach_got of $reach_sent echoed"
+	ok "$name: then $reach_got of $reach_sent echoed"
 done
 pcierrd_stop

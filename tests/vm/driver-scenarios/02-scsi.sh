@@ -22,15 +22,9 @@ PE=$RP_SYM
 DEV=$SYM
 CLEANUP_PES=$PE
 require_normal "$PE"
-bound_to "$DEV" sym53c8xx || fail "$DEV is not bound to sym53c8xx"
-wait_until 20 disk_of "$DEV" || fail "no disk below $DEV"
-disk=$(disk_of "$DEV")
-ok "the disk of $DEV is /dev/$disk"
+disk_ready "$DEV" sym53c8xx
 
-sig_start
-pcierrd_start
-bus_objects "$PE" "$DEV"
-handlers=$(handlers_of "$DEV")
+pd_begin "$PE" "$DEV"
 klines=$(dmesg | wc -l)
 
 blk_start sym "$disk" --read 0 "$DISK_SYM_SECTORS" --interval 20
@@ -43,6 +37,9 @@ blk_stop sym 60
 blk_stats sym "$INJ_T0" "$INJ_T1"
 dmesg | tail -n +"$((klines + 1))" | grep -E 'sym0|scsi|sd |pcierr' | head -n 40 | sed 's/^/  | /'
 
+row "$DEV" sym53c8xx "$handlers" "$rec_mode" "$(ms "$fin_usec")" \
+	"reads $bk_before" "$bk_during" "$bk_after (first +$bk_resume_ms ms)" \
+	"wrong bytes: $bk_bad; disk checked after"
 expect "RecoveryStarted mode" "$rec_mode" callbacks
 expect "RecoveryFinished" "$fin_result" recovered
 expect "pcierrctl inject exit status" "$INJ_RC" 0
@@ -58,7 +55,4 @@ ok "the first read after RecoveryFinished was right, $bk_resume_ms ms after it"
 run "$BLKPAT" check "/dev/$disk" 0 "$DISK_SYM_SECTORS"
 [ "$rc" = 0 ] || fail "/dev/$disk does not hold the pattern after the recovery"
 bound_to "$DEV" sym53c8xx || fail "$DEV lost its driver"
-row "$DEV" sym53c8xx "$handlers" callbacks "$(ms "$fin_usec")" \
-	"reads $bk_before" "$bk_during" "$bk_after (first +$bk_resume_ms ms)" \
-	"wrong bytes: $bk_bad; disk right after"
 pcierrd_stop

@@ -27,15 +27,9 @@ PE=$RP_MEGASAS
 DEV=$MEGASAS
 CLEANUP_PES=$PE
 require_normal "$PE"
-bound_to "$DEV" megaraid_sas || fail "$DEV is not bound to megaraid_sas"
-wait_until 20 disk_of "$DEV" || fail "no disk below $DEV"
-disk=$(disk_of "$DEV")
-ok "the disk of $DEV is /dev/$disk"
+disk_ready "$DEV" megaraid_sas
 
-sig_start
-pcierrd_start
-bus_objects "$PE" "$DEV"
-handlers=$(handlers_of "$DEV")
+pd_begin "$PE" "$DEV"
 blk_start megasas "$disk" --read 0 "$DISK_MEGASAS_SECTORS" --interval 20
 sleep 3
 sig_mark
