@@ -74,6 +74,7 @@ check: deps
 	$(MAKE) install-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
+	$(MAKE) vm-drivers-check
 
 demo: deps
 	$(MAKE) all
