@@ -64,6 +64,7 @@ include tools/pcierrctl/pcierrctl.mk
 include tests/unit/unit.mk
 include systemd/systemd.mk
 include tests/vm/vm.mk
+include tests/fuzz/fuzz.mk
 
 check: deps
 	$(MAKE) all
