@@ -71,6 +71,8 @@ check: deps
 	$(MAKE) module-check
 	$(MAKE) testdrv-check
 	$(MAKE) unit-check
+	$(MAKE) unit-asan
+	$(MAKE) fuzz-check
 	$(MAKE) install-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
