@@ -79,3 +79,12 @@ $(FUZZ_MKSEEDS): $(FUZZ_DIR)/mkseeds.c $(UNIT_DIR)/ckutil.c daemon/state.c $(LIB
 fuzz-seeds: $(FUZZ_MKSEEDS)
 	mkdir -p $(FUZZ_DIR)/corpus/msg $(FUZZ_DIR)/corpus/state
 	$(FUZZ_MKSEEDS) $(FUZZ_DIR)/corpus
+
+# The netlink fuzzer of the shim (tests/fuzz/nl-fuzz.c), run in the VM by
+# tests/vm/scenarios/40-nl-fuzz.sh; plain gcc, no libraries.
+NL_FUZZ := $(BUILD)/nl-fuzz
+all: $(NL_FUZZ)
+vm-check vm-scenario vm-shell vm-sanitize: $(NL_FUZZ)
+$(NL_FUZZ): $(FUZZ_DIR)/nl-fuzz.c kernel/pcierr_shim/uapi/linux/pcierr.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
