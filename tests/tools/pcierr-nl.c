@@ -136,6 +136,40 @@ static int open_ctx(struct pcierr_ctx **ret)
 	return 0;
 }
 
+/* An id no PE has (ids count up from the boot time in ns): what is sent
+ * when the lookup found nothing, so that the kernel gives its own answer
+ * (ENODEV for the address, ESTALE otherwise). */
+#define PE_ID_NONE UINT64_MAX
+
+/*
+ * The PE id to name in a command on the PE at addr (by_device: the PE of
+ * the device at addr): the one given (--pe-id), else the current one
+ * (GET_PE), else PE_ID_NONE. Looking it up defeats the protection it
+ * gives, which is fine for a test CLI: pcierrd passes the id it saw.
+ */
+static uint64_t pe_id_for(struct pcierr_ctx *ctx, const char *addr, bool by_device,
+			  uint64_t given)
+{
+	struct pcierr_pe pe = {};
+	uint64_t id = PE_ID_NONE;
+	int r;
+
+	if (given)
+		return given;
+	r = by_device ? pcierr_pe_get_by_device(ctx, addr, &pe) : pcierr_pe_get(ctx, addr, &pe);
+	if (r >= 0 && (by_device || strcmp(pe.addr, addr) == 0))
+		id = pe.id;
+	pcierr_pe_clear(&pe);
+	return id;
+}
+
+static int parse_pe_id(const char *s, uint64_t *ret)
+{
+	if (parse_u64(s, ret) < 0 || *ret == 0)
+		return -EINVAL;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
@@ -151,7 +185,8 @@ static void print_pe(const struct pcierr_pe *pe)
 
 	if (pe->n_devices == 0) {
 		printf("pe=%s pe_state=%s pe_flags=0x%" PRIx32 " dev=- vendor=- device=- class=- "
-		       "driver=- handlers=- state=- gen=-\n", pe->addr, pe_state, pe->flags);
+		       "driver=- handlers=- state=- gen=- pe_id=%" PRIu64 "\n", pe->addr, pe_state,
+		       pe->flags, pe->id);
 		return;
 	}
 	for (size_t i = 0; i < pe->n_devices; i++) {
@@ -161,21 +196,23 @@ static void print_pe(const struct pcierr_pe *pe)
 		if (pcierr_handlers_to_string(d->handlers, handlers, sizeof(handlers)) < 0)
 			snprintf(handlers, sizeof(handlers), "0x%" PRIx32, d->handlers);
 		printf("pe=%s pe_state=%s pe_flags=0x%" PRIx32 " dev=%s vendor=%04x device=%04x "
-		       "class=%06" PRIx32 " driver=%s handlers=%s state=%s gen=%" PRIu32 "\n",
+		       "class=%06" PRIx32 " driver=%s handlers=%s state=%s gen=%" PRIu32
+		       " pe_id=%" PRIu64 " dsn=%s\n",
 		       pe->addr, pe_state, pe->flags, d->addr, d->vendor, d->device, d->class,
 		       str_or_dash(d->driver), str_or_dash(handlers),
-		       str_or_dash(pcierr_state_to_string(d->state)), d->error_gen);
+		       str_or_dash(pcierr_state_to_string(d->state)), d->error_gen, pe->id,
+		       d->has_dsn ? "yes" : "no");
 	}
 }
 
 static void print_op_done(const struct pcierr_op_done *d)
 {
 	printf("op_done op_id=%" PRIu64 " op=%s pe=%s step=%s result=%s errno=%d "
-	       "duration_ns=%" PRIu64 " pe_state=%s results=",
+	       "duration_ns=%" PRIu64 " pe_state=%s pe_id=%" PRIu64 " results=",
 	       d->op_id, str_or_dash(pcierr_op_to_string(d->op)), d->pe,
 	       str_or_dash(pcierr_step_to_string(d->step)),
 	       str_or_dash(pcierr_result_to_string(d->result)), d->error, d->duration_ns,
-	       str_or_dash(pcierr_pe_state_to_string(d->pe_state)));
+	       str_or_dash(pcierr_pe_state_to_string(d->pe_state)), d->pe_id);
 	if (d->n_results == 0)
 		fputs("-", stdout);
 	for (size_t i = 0; i < d->n_results; i++)
@@ -191,10 +228,10 @@ static void print_notification(const struct pcierr_notification *n)
 		const struct pcierr_event *e = &n->event;
 
 		printf("event seq=%" PRIu64 " pe=%s dev=%s state=%s source=%s unavail_ms=%" PRIu32
-		       " gen=%" PRIu32 " ts=%" PRIu64 "\n", e->seq, e->pe, e->dev,
+		       " gen=%" PRIu32 " ts=%" PRIu64 " pe_id=%" PRIu64 "\n", e->seq, e->pe, e->dev,
 		       str_or_dash(pcierr_state_to_string(e->state)),
 		       str_or_dash(pcierr_source_to_string(e->source)), e->time_unavail_ms,
-		       e->error_gen, e->timestamp_ns);
+		       e->error_gen, e->timestamp_ns, e->pe_id);
 		break;
 	}
 	case PCIERR_NOTIFY_OP_DONE:
@@ -316,9 +353,11 @@ static int cmd_inject(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "state",   required_argument, NULL, 's' },
 		{ "unavail", required_argument, NULL, 'u' },
+		{ "pe-id",   required_argument, NULL, 'i' },
 		{}
 	};
 	enum pcierr_channel_state state = PCIERR_STATE_UNSPEC;
+	uint64_t pe_id = 0;
 	uint32_t unavail = 0;
 	struct pcierr_ctx *ctx = NULL;
 	char dev[PCIERR_ADDR_STRLEN];
@@ -335,18 +374,25 @@ static int cmd_inject(int argc, char **argv)
 			if (parse_u32(optarg, &unavail) < 0)
 				return usage_bad("--unavail", optarg);
 			break;
+		case 'i':
+			if (parse_pe_id(optarg, &pe_id) < 0)
+				return usage_bad("--pe-id", optarg);
+			break;
 		default:
-			return usage_msg("usage: inject DEV [--state frozen|perm_failure] [--unavail MS]");
+			return usage_msg("usage: inject DEV [--state frozen|perm_failure] [--unavail MS] "
+					 "[--pe-id ID]");
 		}
 	}
 	if (argc - optind != 1)
-		return usage_msg("usage: inject DEV [--state frozen|perm_failure] [--unavail MS]");
+		return usage_msg("usage: inject DEV [--state frozen|perm_failure] [--unavail MS] "
+				 "[--pe-id ID]");
 	if (pcierr_addr_normalize(argv[optind], dev) < 0)
 		return usage_bad("address", argv[optind]);
 
 	if (open_ctx(&ctx))
 		return EXIT_FAILURE;
-	r = pcierr_inject(ctx, dev, state, unavail, &seq);
+	pe_id = pe_id_for(ctx, dev, true, pe_id);
+	r = pcierr_inject(ctx, dev, pe_id, state, unavail, &seq);
 	if (r < 0) {
 		r = fail(r, ctx);
 		pcierr_ctx_free(ctx);
@@ -427,6 +473,12 @@ static int cmd_listen(int argc, char **argv)
 
 	if (open_ctx(&ctx))
 		return EXIT_FAILURE;
+	if (!pcierr_events_joined(ctx)) {
+		/* the kernel refused the events group: no CAP_NET_ADMIN */
+		r = fail(-EPERM, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
 	/* subscribed from here on */
 	if (ready) {
 		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -492,8 +544,10 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 		{ "timeout",     required_argument, NULL, 't' },
 		{ "fundamental", no_argument,       NULL, 'f' },
 		{ "device",      required_argument, NULL, 'd' },
+		{ "pe-id",       required_argument, NULL, 'i' },
 		{}
 	};
+	uint64_t pe_id = 0;
 	enum pcierr_channel_state state = PCIERR_STATE_UNSPEC;
 	enum pcierr_reset_type rtype = PCIERR_RESET_HOT;
 	int timeout_ms = (int)(DEFAULT_OP_TIMEOUT_S * 1000);
@@ -533,6 +587,10 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 				return usage_msg(usage);
 			dev_arg = optarg;
 			break;
+		case 'i':
+			if (parse_pe_id(optarg, &pe_id) < 0)
+				return usage_bad("--pe-id", optarg);
+			break;
 		default:
 			return usage_msg(usage);
 		}
@@ -546,34 +604,35 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 	if (kind == OP_REPORT) {
 		step = pcierr_step_from_string(argv[optind + 1]);
 		if (step < 0)
-			return usage_bad("step (error_detected|mmio_enabled|link_reset|"
-					 "slot_reset|resume|perm_failure)", argv[optind + 1]);
+			return usage_bad("step (error_detected|mmio_enabled|slot_reset|resume|"
+					 "perm_failure)", argv[optind + 1]);
 	}
 
 	if (open_ctx(&ctx))
 		return EXIT_FAILURE;
+	pe_id = pe_id_for(ctx, pe, false, pe_id);
 	switch (kind) {
 	case OP_REPORT:
-		r = pcierr_report(ctx, pe, step, state, &op_id);
+		r = pcierr_report(ctx, pe, pe_id, step, state, &op_id);
 		break;
 	case OP_ENABLE_IO:
-		r = pcierr_enable_io(ctx, pe, &op_id);
+		r = pcierr_enable_io(ctx, pe, pe_id, &op_id);
 		break;
 	case OP_RESET:
-		r = pcierr_reset(ctx, pe, rtype, &op_id);
+		r = pcierr_reset(ctx, pe, pe_id, rtype, &op_id);
 		break;
 	case OP_REMOVE:
-		r = dev_arg ? pcierr_remove_device(ctx, pe, dev, &op_id) :
-			      pcierr_remove(ctx, pe, &op_id);
+		r = dev_arg ? pcierr_remove_device(ctx, pe, pe_id, dev, &op_id) :
+			      pcierr_remove(ctx, pe, pe_id, &op_id);
 		break;
 	case OP_RESCAN:
-		r = pcierr_rescan(ctx, pe, &op_id);
+		r = pcierr_rescan(ctx, pe, pe_id, &op_id);
 		break;
 	case OP_DISABLE:
-		r = pcierr_disable(ctx, pe, &op_id);
+		r = pcierr_disable(ctx, pe, pe_id, &op_id);
 		break;
 	default:
-		r = pcierr_enable(ctx, pe, &op_id);
+		r = pcierr_enable(ctx, pe, pe_id, &op_id);
 		break;
 	}
 	if (r < 0) {
@@ -624,20 +683,30 @@ static int cmd_enable(int argc, char **argv)    { return run_op(argc, argv, OP_E
 
 static int cmd_watch(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "pe-id", required_argument, NULL, 'i' },
+		{}
+	};
 	struct pcierr_ctx *ctx = NULL;
 	char pe[PCIERR_ADDR_STRLEN];
+	uint64_t pe_id = 0;
 	uint32_t ms;
-	int r;
+	int c, r;
 
-	if (argc != 3)
-		return usage_msg("usage: watch PE MS (0 = off)");
-	if (pcierr_addr_normalize(argv[1], pe) < 0)
-		return usage_bad("address", argv[1]);
-	if (parse_u32(argv[2], &ms) < 0)
-		return usage_bad("interval", argv[2]);
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 'i' || parse_pe_id(optarg, &pe_id) < 0)
+			return usage_msg("usage: watch PE MS [--pe-id ID] (0 = off)");
+	}
+	if (argc - optind != 2)
+		return usage_msg("usage: watch PE MS [--pe-id ID] (0 = off)");
+	if (pcierr_addr_normalize(argv[optind], pe) < 0)
+		return usage_bad("address", argv[optind]);
+	if (parse_u32(argv[optind + 1], &ms) < 0)
+		return usage_bad("interval", argv[optind + 1]);
 	if (open_ctx(&ctx))
 		return EXIT_FAILURE;
-	r = pcierr_watch(ctx, pe, ms);
+	pe_id = pe_id_for(ctx, pe, false, pe_id);
+	r = pcierr_watch(ctx, pe, pe_id, ms);
 	if (r < 0)
 		r = fail(r, ctx);
 	pcierr_ctx_free(ctx);
