@@ -73,6 +73,7 @@ check: deps
 	$(MAKE) unit-check
 	$(MAKE) unit-asan
 	$(MAKE) fuzz-check
+	$(MAKE) abuse-check
 	$(MAKE) install-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check

@@ -88,3 +88,9 @@ vm-check vm-scenario vm-shell vm-sanitize: $(NL_FUZZ)
 $(NL_FUZZ): $(FUZZ_DIR)/nl-fuzz.c kernel/pcierr_shim/uapi/linux/pcierr.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# pcierrd against hostile configuration and state files, on the host
+# (tests/fuzz/abuse-check); part of make check.
+.PHONY: abuse-check
+abuse-check: $(PCIERRD)
+	$(FUZZ_DIR)/abuse-check --build $(BUILD)
