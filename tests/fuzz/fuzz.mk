@@ -94,3 +94,12 @@ $(NL_FUZZ): $(FUZZ_DIR)/nl-fuzz.c kernel/pcierr_shim/uapi/linux/pcierr.h
 .PHONY: abuse-check
 abuse-check: $(PCIERRD)
 	$(FUZZ_DIR)/abuse-check --build $(BUILD)
+
+# Hostile D-Bus clients of pcierrd (tests/fuzz/bus-abuse.c), run in the VM
+# by tests/vm/scenarios/41-pcierrd-bus-abuse.sh.
+BUS_ABUSE := $(BUILD)/bus-abuse
+all: $(BUS_ABUSE)
+vm-check vm-scenario vm-shell vm-sanitize: $(BUS_ABUSE)
+$(BUS_ABUSE): $(FUZZ_DIR)/bus-abuse.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SYSTEMD_CFLAGS) -o $@ $< $(SYSTEMD_LIBS)

@@ -6,6 +6,9 @@
  *   nl-fuzz [--seed N] [--count N] [--show I] [--quiet]
  *
  * Each datagram holds one message (sometimes several), drawn from:
+ *   - near-valid: a command of the family with the attributes it takes,
+ *     well typed, naming no present device (GET_PE: sometimes one), ids
+ *     and enum values from an interesting set: what reaches the handlers;
  *   - structured: a genl header (a command of the family or not, any
  *     version, sometimes a non-zero reserved byte) and 0..8 attributes of
  *     any type (known, unknown, 0, with the NESTED/BYTEORDER bits), of
@@ -15,7 +18,7 @@
  *     nlmsg flags usually REQUEST|ACK, sometimes DUMP, ECHO, random bits or
  *     no REQUEST; nlmsg_len sometimes wrong (short of the headers, past
  *     the end, off by a few);
- *   - mutated: a structured message with random bytes flipped, inserted
+ *   - mutated: a near-valid or structured message with random bytes flipped, inserted
  *     or cut;
  *   - raw: random bytes.
  * nlmsg_type is the family's id, sometimes the controller's, a control
@@ -24,8 +27,8 @@
  *
  * No device may change state except through a valid message, and this
  * fuzzer sends none that could name one: before each datagram is sent
- * every attribute of every message of the family (as the kernel walks
- * them) is scrubbed of anything that looks like the address of a device
+ * every message of the family but GET_PE and GET_STATS (as the kernel
+ * walks them) is scrubbed of anything that looks like the address of a device
  * present in /sys/bus/pci/devices ("BB:DD.F", any case). A mutating
  * command then fails with EINVAL or ENODEV at worst; one that succeeds
  * anyway is tallied ("valid_mutations", with the message, which --show
@@ -474,11 +477,114 @@ static void build_structured(struct msg *m)
 		m->len = NLMSG_HDRLEN + rnd((uint32_t)(m->len - NLMSG_HDRLEN));	/* cut short */
 }
 
+static void put_u32_attr(struct msg *m, uint16_t type, uint32_t v)
+{
+	put_attr_hdr(m, NLA_HDRLEN + 4, type);
+	put(m, &v, 4);
+}
+
+static void put_u64_attr(struct msg *m, uint16_t type, uint64_t v)
+{
+	put_attr_hdr(m, NLA_HDRLEN + 8, type);
+	put(m, &v, 8);
+}
+
+static void put_str_attr(struct msg *m, uint16_t type, const char *str)
+{
+	size_t n = strlen(str) + 1;
+
+	put_attr_hdr(m, (uint16_t)(NLA_HDRLEN + n), type);
+	put(m, str, n);
+	pad4(m);
+}
+
+/* a well-formed address: mostly of no device, sometimes (read-only
+ * commands only) of a present one */
+static const char *addr_for(bool may_exist)
+{
+	static char buf[PCIERR_ADDR_MAX];
+
+	if (may_exist && chance(50)) {
+		snprintf(buf, sizeof(buf), "0000:%.7s", devs[rnd((uint32_t)n_devs)]);
+		return buf;
+	}
+	/* the first 7 are well-formed */
+	return bogus_addrs[rnd(chance(30) ? sizeof(bogus_addrs) / sizeof(bogus_addrs[0]) : 7)];
+}
+
+/*
+ * Near-valid: a command of the family with the attributes it takes, of
+ * the right types, but with addresses of no device (read-only commands:
+ * sometimes of a present one), ids and enum values from the interesting
+ * set: what gets past the policy into the handlers.
+ */
+static void build_near_valid(struct msg *m)
+{
+	static const uint8_t cmds[] = {
+		PCIERR_CMD_GET_PE, PCIERR_CMD_GET_STATS, PCIERR_CMD_INJECT, PCIERR_CMD_REPORT,
+		PCIERR_CMD_ENABLE_IO, PCIERR_CMD_RESET, PCIERR_CMD_REMOVE, PCIERR_CMD_RESCAN,
+		PCIERR_CMD_DISABLE, PCIERR_CMD_ENABLE, PCIERR_CMD_WATCH,
+	};
+	struct nlmsghdr h = {
+		.nlmsg_type = (uint16_t)family_id,
+		.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nlmsg_seq = next_seq++,
+	};
+	struct genlmsghdr g = { .cmd = cmds[rnd(sizeof(cmds))], .version = PCIERR_GENL_VERSION };
+	bool ro = g.cmd == PCIERR_CMD_GET_PE || g.cmd == PCIERR_CMD_GET_STATS;
+	uint32_t small = chance(70) ? rnd(9) : interesting[rnd(sizeof(interesting) / sizeof(interesting[0]))];
+
+	if (g.cmd == PCIERR_CMD_GET_PE && chance(20))
+		h.nlmsg_flags |= NLM_F_DUMP;
+	m->len = 0;
+	put(m, &h, sizeof(h));
+	put(m, &g, sizeof(g));
+	if (g.cmd == PCIERR_CMD_INJECT || (g.cmd == PCIERR_CMD_GET_PE && chance(30)) ||
+	    (g.cmd == PCIERR_CMD_REMOVE && chance(30)))
+		put_str_attr(m, PCIERR_A_DEVICE, addr_for(ro));
+	if (g.cmd != PCIERR_CMD_INJECT && g.cmd != PCIERR_CMD_GET_STATS && chance(90))
+		put_str_attr(m, PCIERR_A_PE, addr_for(ro));
+	if (!ro && chance(90))
+		put_u64_attr(m, PCIERR_A_PE_ID, chance(60) ? rnd(64) : rnd64());
+	switch (g.cmd) {
+	case PCIERR_CMD_INJECT:
+		if (chance(50))
+			put_u32_attr(m, PCIERR_A_STATE, small);
+		if (chance(30))
+			put_u32_attr(m, PCIERR_A_TIME_UNAVAIL_MS, small * 1000);
+		break;
+	case PCIERR_CMD_REPORT:
+		if (chance(90))
+			put_u32_attr(m, PCIERR_A_STEP, small);
+		if (chance(40))
+			put_u32_attr(m, PCIERR_A_STATE, rnd(6));
+		break;
+	case PCIERR_CMD_RESET:
+		if (chance(70))
+			put_u32_attr(m, PCIERR_A_RESET_TYPE, small);
+		break;
+	case PCIERR_CMD_WATCH:
+		if (chance(80))
+			put_u32_attr(m, PCIERR_A_WATCH_INTERVAL_MS,
+				     interesting[rnd(sizeof(interesting) / sizeof(interesting[0]))]);
+		break;
+	default:
+		break;
+	}
+	/* sometimes one attribute more, of any kind */
+	if (chance(15))
+		put_rand_attr(m, 0);
+	((struct nlmsghdr *)m->b)->nlmsg_len = (uint32_t)m->len;
+}
+
 static void build_mutated(struct msg *m)
 {
 	unsigned int k = 1 + rnd(8);
 
-	build_structured(m);
+	if (chance(50))
+		build_near_valid(m);
+	else
+		build_structured(m);
 	for (unsigned int i = 0; i < k && m->len > 0; i++) {
 		size_t at = rnd((uint32_t)m->len);
 
@@ -587,8 +693,10 @@ static size_t classify(uint8_t *buf, size_t len, struct sent *out, size_t max,
 				  !(fl & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO))));
 			/* every byte after the genl header, not only what
 			 * parses as attributes: the kernel's parser and ours
-			 * may disagree on a broken one */
-			*scrubbed += scrub(buf + off + NLMSG_HDRLEN + GENL_HDRLEN,
+			 * may disagree on a broken one. GET_PE and GET_STATS
+			 * change nothing: they may name anything. */
+			if (g->cmd != PCIERR_CMD_GET_PE && g->cmd != PCIERR_CMD_GET_STATS)
+				*scrubbed += scrub(buf + off + NLMSG_HDRLEN + GENL_HDRLEN,
 					   h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN);
 		}
 		n++;
@@ -684,7 +792,9 @@ static int run(uint64_t count)
 		for (size_t i = 0; i < k && index < count; i++, index++) {
 			uint32_t how = rnd(100);
 
-			if (how < 60)
+			if (how < 30)
+				build_near_valid(&m);
+			else if (how < 60)
 				build_structured(&m);
 			else if (how < 90)
 				build_mutated(&m);
@@ -701,8 +811,6 @@ static int run(uint64_t count)
 				len += m.len;
 			}
 		}
-		if (len == 0)
-			continue;
 		{
 			unsigned int scrubbed = 0;
 
