@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 
@@ -114,16 +112,6 @@ static int parse_argv(int argc, char *argv[], struct options *o)
 	return 1;
 }
 
-/* unlink path + suffix; 0 or -errno (ENOENT included) */
-static int unlink_suffix(const char *path, const char *suffix)
-{
-	_cleanup_free_ char *p = NULL;
-
-	if (asprintf(&p, "%s%s", path, suffix) < 0)
-		return -ENOMEM;
-	return unlink(p) < 0 ? -errno : 0;
-}
-
 static int open_state(struct manager *m, const char *dir)
 {
 	int r;
@@ -133,29 +121,8 @@ static int open_state(struct manager *m, const char *dir)
 	if (asprintf(&m->state_path, "%s/" STATE_FILE, dir) < 0)
 		return log_error_errno(ENOMEM, "Out of memory.");
 	r = pcierr_state_open(m->state_path, &m->state);
-	if (r == -EBADMSG) {
-		/* not a database, or a corrupt one: recovering PCI slots matters
-		 * more than their history; keep the file for a post-mortem and
-		 * start afresh (found by tests/fuzz/abuse-check) */
-		_cleanup_free_ char *aside = NULL;
-
-		if (asprintf(&aside, "%s.corrupt-%lld", m->state_path,
-			     (long long)time(NULL)) < 0)
-			return log_error_errno(ENOMEM, "Out of memory.");
-		log_error("The state database %s is unreadable (%s); moving it to %s and starting with an empty one: freeze counts and history are lost.",
-			  m->state_path, pcierr_state_errmsg(NULL), aside);
-		if (rename(m->state_path, aside) < 0)
-			return log_error_errno(errno, "Failed to move %s aside: %m", m->state_path);
-		(void)unlink_suffix(m->state_path, "-wal");
-		(void)unlink_suffix(m->state_path, "-shm");
-		r = pcierr_state_open(m->state_path, &m->state);
-	}
-	if (r < 0) {
-		const char *why = pcierr_state_errmsg(NULL);
-
-		return log_error_errno(r, "Failed to open the state database %s: %m%s%s%s",
-				       m->state_path, *why ? " (" : "", why, *why ? ")" : "");
-	}
+	if (r < 0)
+		return log_error_errno(r, "Failed to open the state database %s: %m", m->state_path);
 	return 0;
 }
 

@@ -666,6 +666,8 @@ struct sent {
 
 /* Walk the datagram as netlink_rcv_skb() does; scrub the attributes of
  * the family's messages; note what the kernel will make of each. */
+static uint32_t unique_seq = 0x40000000;
+
 static size_t classify(uint8_t *buf, size_t len, struct sent *out, size_t max,
 		       unsigned int *scrubbed)
 {
@@ -677,6 +679,11 @@ static size_t classify(uint8_t *buf, size_t len, struct sent *out, size_t max,
 
 		if (h->nlmsg_len < NLMSG_HDRLEN || len - off < h->nlmsg_len)
 			break;
+		/* a sequence number of its own, so that its ack cannot be taken
+		 * for another's (a message without NLM_F_REQUEST but with
+		 * NLM_F_ACK is acked with 0; found by this fuzzer's seed
+		 * 20261203) */
+		h->nlmsg_seq = unique_seq++;
 		out[n] = (struct sent) { .seq = h->nlmsg_seq };
 		if (h->nlmsg_type == family_id && (h->nlmsg_flags & NLM_F_REQUEST) &&
 		    h->nlmsg_len >= NLMSG_HDRLEN + GENL_HDRLEN) {
