@@ -32,8 +32,8 @@ FUZZ_TIME ?= 600
 # what each target links besides its harness (instrumented copies)
 FUZZ_SRCS_msg    := lib/libpcierr/ctx.c lib/libpcierr/parse.c lib/libpcierr/names.c
 FUZZ_SRCS_addr   := lib/libpcierr/names.c daemon/config.c
-FUZZ_SRCS_config := daemon/config.c
-FUZZ_SRCS_uevent := daemon/uevent.c daemon/config.c
+FUZZ_SRCS_config := daemon/config.c lib/libpcierr/names.c
+FUZZ_SRCS_uevent := daemon/uevent.c daemon/config.c lib/libpcierr/names.c
 FUZZ_SRCS_state  := daemon/state.c
 FUZZ_LIBS_msg    := $(NL_LIBS)
 FUZZ_LIBS_state  := $(SQLITE_LIBS)
