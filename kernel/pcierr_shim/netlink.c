@@ -922,4 +922,8 @@ void pcierr_nl_exit(void)
 	genl_unregister_family(&pcierr_family);
 }
 
-MODULE_ALIAS_GENL_FAMILY(PCIERR_GENL_NAME);
+/*
+ * No MODULE_ALIAS_GENL_FAMILY() (review D24): resolving the family must not
+ * let any local user load the module, which walks every PCI device at
+ * load. It is loaded by root: modules-load.d/pcierr.conf at boot, modprobe.
+ */
