@@ -519,7 +519,7 @@ _public_ int pcierr_ctx_new(struct pcierr_ctx **ret)
 	if (r < 0)
 		return pcierr_nle_to_errno(r);
 
-	/* (this may load the module, by its MODULE_ALIAS_GENL_FAMILY) */
+	/* (never loads the module: it has no family alias, review D24) */
 	r = genl_ctrl_resolve(ctx->req, PCIERR_GENL_NAME);
 	if (r == -NLE_OBJ_NOTFOUND)
 		return -EPROTONOSUPPORT;

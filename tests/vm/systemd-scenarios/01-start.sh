@@ -9,7 +9,7 @@
 #   notify: only after READY=1), and at that moment pcierrd already owns
 #   org.pcierr1 (owner PID = MainPID); active (running), StatusText
 #   "Watching PCI slots." (shim connected), no restarts; the main process
-#   is /usr/sbin/pcierrd with CAP_NET_ADMIN alone and no_new_privs;
+#   is /usr/sbin/pcierrd with CAP_NET_ADMIN and CAP_SYS_ADMIN alone and no_new_privs;
 #   "systemctl status" says so; "busctl tree org.pcierr1" lists the
 #   Manager, a Slot and a Device object for every slot and device of
 #   "pcierrctl --json status", the e1000e's among them.
@@ -55,7 +55,8 @@ a=$(uprop ActiveEnterTimestampMonotonic)
 ok "active (running) $(( (a - s) / 1000 )) ms after the process started: READY=1"
 
 expect "main process" "$(readlink "/proc/$pid/exe")" /usr/sbin/pcierrd
-expect "CapEff (CAP_NET_ADMIN alone)" "$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$pid/status")" 0000000000001000
+# CAP_NET_ADMIN (12) and CAP_SYS_ADMIN (21): the shim's ABI version 2
+expect "CapEff (CAP_NET_ADMIN and CAP_SYS_ADMIN alone)" "$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$pid/status")" 0000000000201000
 expect "CapBnd" "$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")" 0000000000001000
 expect "NoNewPrivs" "$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' "/proc/$pid/status")" 1
 [ -d /var/lib/pcierr ] || fail "no StateDirectory /var/lib/pcierr"
