@@ -64,6 +64,7 @@ include tools/pcierrctl/pcierrctl.mk
 include tests/unit/unit.mk
 include systemd/systemd.mk
 include tests/vm/vm.mk
+include tests/ppc/ppc.mk
 
 check: deps
 	$(MAKE) all
@@ -73,6 +74,7 @@ check: deps
 	$(MAKE) install-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
+	$(MAKE) ppc-boot-check
 
 demo: deps
 	$(MAKE) all

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# ppc64le pseries (docs/pseries.md), included by the top-level Makefile.
+#
+#   make ppc-check         cross-build pcierr_shim.ko for ppc64le against
+#                          Debian's linux-headers-*-powerpc64le with W=1
+#                          (any warning fails) and the static test client
+#   make ppc-boot-check    then boot it: qemu-system-ppc64 -M pseries,
+#                          tests/ppc/run (about a minute here)
+#
+# scripts/install-deps unpacks the ppc64el kernel, headers and busybox
+# under PPC_ROOT. The module is built in BUILD/ppc/shim (a copy of the
+# sources: the amd64 objects next to them stay as they are).
+
+PPC_ROOT    ?= /var/lib/pcierr/ppc64el
+PPC_KDIR    ?= $(lastword $(sort $(wildcard $(PPC_ROOT)/usr/src/linux-headers-*-powerpc64le)))
+PPC_CROSS   ?= powerpc64le-linux-gnu-
+PPC_BUILD   := $(BUILD)/ppc
+PPC_SHIM    := $(PPC_BUILD)/shim
+PPC_CLIENT  := $(PPC_BUILD)/pcierr-ppc
+
+.PHONY: ppc-check ppc-module ppc-boot-check
+
+ppc-module:
+	@test -n "$(PPC_KDIR)" || { echo "ppc: no headers under $(PPC_ROOT): run scripts/install-deps" >&2; exit 1; }
+	@mkdir -p $(PPC_SHIM)/uapi/linux
+	cp -p kernel/pcierr_shim/*.c kernel/pcierr_shim/*.h kernel/pcierr_shim/Kbuild $(PPC_SHIM)/
+	cp -p kernel/pcierr_shim/uapi/linux/pcierr.h $(PPC_SHIM)/uapi/linux/
+	@rc=0; $(MAKE) -C $(PPC_KDIR) M=$(abspath $(PPC_SHIM)) ARCH=powerpc \
+		CROSS_COMPILE=$(PPC_CROSS) W=1 modules > $(PPC_BUILD)/module.log 2>&1 || rc=$$?; \
+	cat $(PPC_BUILD)/module.log; \
+	if grep -qE '(warning|error):' $(PPC_BUILD)/module.log; then \
+		echo "ppc-check: diagnostics above" >&2; rc=1; fi; exit $$rc
+	cp $(PPC_SHIM)/pcierr_shim.ko $(PPC_BUILD)/pcierr_shim.ko
+
+$(PPC_CLIENT): tests/ppc/pcierr-ppc.c kernel/pcierr_shim/uapi/linux/pcierr.h
+	@mkdir -p $(@D)
+	$(PPC_CROSS)gcc -static -O2 -std=gnu11 $(WARNFLAGS) \
+		-I$(CURDIR)/kernel/pcierr_shim/uapi -o $@ $<
+
+ppc-check: ppc-module $(PPC_CLIENT)
+
+ppc-boot-check: ppc-check
+	tests/ppc/run $(BUILD)
