@@ -82,6 +82,7 @@ struct slot {
 	uint32_t flags;			/* PCIERR_PE_F_* */
 	uint32_t reset_types;
 	uint32_t generation;
+	enum pcierr_backend backend;	/* who recovers it (docs/pseries.md) */
 
 	struct device **devices;	/* in bus order */
 	size_t n_devices;
