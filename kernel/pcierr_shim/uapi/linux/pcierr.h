@@ -342,7 +342,11 @@ enum pcierr_stat {
  * GENERIC is the PCI core's secondary bus reset / FLR with the software
  * freeze; RTAS is pseries firmware (ibm,set-slot-reset and friends); EEH
  * means the kernel's own EEH owns the PE and recovers it itself: pcierr
- * only observes it (RESET fails with EBUSY). docs/pseries.md.
+ * only observes it (PCIERR_A_RESET_TYPES is 0, so RESET fails with
+ * EOPNOTSUPP; an all-ones check goes to the kernel's EEH).
+ * On pseries a GENERIC PE also lists FUNDAMENTAL: only firmware can do
+ * one there, so it is asked, and its refusal is the RESET's errno
+ * (ENXIO for "no EEH on this PE"). docs/pseries.md.
  */
 enum pcierr_backend {
 	PCIERR_BACKEND_UNSPEC,
@@ -407,6 +411,15 @@ enum pcierr_detail_severity {
  *   drivers' reset_prepare/reset_done; then the healthy config space is
  *   restored and the freeze is lifted; channel states stay as they are
  *   until RESUME. FUNDAMENTAL is not available on x86 (EOPNOTSUPP).
+ * - pseries (docs/pseries.md): RESET of an RTAS PE is ibm,set-slot-reset
+ *   (fundamental falls back to hot where firmware has none), held and
+ *   settled (module parameters pseries_reset_hold_ms, 250, and
+ *   pseries_reset_settle_ms, 1800), the wait until firmware reports the
+ *   PE available, ibm,configure-pe, then the healthy config space. A
+ *   firmware status that is not success is the OP_DONE's errno: -3
+ *   (parameter error: no EEH on this PE) ENXIO, -8 (no such reset)
+ *   EOPNOTSUPP, -1 EIO, busy beyond 5 s EBUSY; "unavailable for good"
+ *   ENODEV; not available within pseries_avail_max_ms ETIMEDOUT.
  * - WATCH: the interval is 0 or 10 to 3600000 ms. The watchdog reads each
  *   device's vendor id; a device that stops answering raises one event.
  * - The event queue (module parameter event_queue_len, default 256) holds
