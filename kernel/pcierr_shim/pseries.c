@@ -359,6 +359,7 @@ int pcierr_platform_reset(struct pcierr_pe *pe, u32 type)
 int pcierr_platform_check(struct pcierr_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
+	enum pseries_verdict verdict;
 	struct pseries_loc loc = {};
 	bool empty;
 	int rets[3];
@@ -374,7 +375,10 @@ int pcierr_platform_check(struct pcierr_dev *dev)
 	pseries_loc_from(&loc, pdev->bus, pdev->devfn);
 	rc = pseries_read_state(&loc, rets);
 	empty = pdev->subordinate && list_empty(&pdev->subordinate->devices);
-	switch (pseries_check_verdict(rc, rets, empty, &time)) {
+	verdict = pseries_check_verdict(rc, rets, empty, &time);
+	pci_dbg(pdev, "pcierr: all-ones check: ibm,read-slot-reset-state2 %d (state %d, eeh %d, wait %d): verdict %d\n",
+		rc, rets[0], rets[1], rets[2], verdict);
+	switch (verdict) {
 	case PSERIES_V_NO_EEH:
 		return -ENOTTY;
 	case PSERIES_V_FROZEN:

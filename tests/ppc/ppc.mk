@@ -18,8 +18,9 @@ PPC_CROSS   ?= powerpc64le-linux-gnu-
 PPC_BUILD   := $(BUILD)/ppc
 PPC_SHIM    := $(PPC_BUILD)/shim
 PPC_CLIENT  := $(PPC_BUILD)/pcierr-ppc
+PPC_TESTDRV := $(PPC_BUILD)/testdrv
 
-.PHONY: ppc-check ppc-module ppc-boot-check
+.PHONY: ppc-check ppc-module ppc-testdrv ppc-boot-check
 
 ppc-module:
 	@test -n "$(PPC_KDIR)" || { echo "ppc: no headers under $(PPC_ROOT): run scripts/install-deps" >&2; exit 1; }
@@ -38,7 +39,20 @@ $(PPC_CLIENT): tests/ppc/pcierr-ppc.c kernel/pcierr_shim/uapi/linux/pcierr.h
 	$(PPC_CROSS)gcc -static -O2 -std=gnu11 $(WARNFLAGS) \
 		-I$(CURDIR)/kernel/pcierr_shim/uapi -o $@ $<
 
-ppc-check: ppc-module $(PPC_CLIENT)
+# the VM test bed's test driver (pcierr_check_value() on demand), too
+ppc-testdrv: ppc-module
+	@mkdir -p $(PPC_TESTDRV)
+	cp -p tests/vm/testdrv/pcierr_testdrv.c $(PPC_TESTDRV)/
+	printf 'obj-m := pcierr_testdrv.o\nccflags-y += -I%s -I%s/uapi\n' \
+		$(abspath $(PPC_SHIM)) $(abspath $(PPC_SHIM)) > $(PPC_TESTDRV)/Kbuild
+	@rc=0; $(MAKE) -C $(PPC_KDIR) M=$(abspath $(PPC_TESTDRV)) ARCH=powerpc \
+		CROSS_COMPILE=$(PPC_CROSS) W=1 modules > $(PPC_BUILD)/testdrv.log 2>&1 || rc=$$?; \
+	cat $(PPC_BUILD)/testdrv.log; \
+	if grep -qE '(warning|error):' $(PPC_BUILD)/testdrv.log; then \
+		echo "ppc-check: diagnostics above" >&2; rc=1; fi; exit $$rc
+	cp $(PPC_TESTDRV)/pcierr_testdrv.ko $(PPC_BUILD)/pcierr_testdrv.ko
+
+ppc-check: ppc-module ppc-testdrv $(PPC_CLIENT)
 
 ppc-boot-check: ppc-check
 	tests/ppc/run $(BUILD)
