@@ -40,26 +40,32 @@ void pcierr_platform_fill_event(struct sk_buff *msg,
 void pcierr_platform_fill_op(struct sk_buff *msg, const struct pcierr_op *op);
 #else
 static inline void pcierr_platform_init(void) { }
+
 static inline u32 pcierr_platform_backend(struct pcierr_pe *pe)
 {
 	return PCIERR_BACKEND_GENERIC;
 }
+
 static inline u32 pcierr_platform_reset_types(struct pcierr_pe *pe, u32 types)
 {
 	return types;
 }
+
 static inline int pcierr_platform_reset(struct pcierr_pe *pe, u32 type)
 {
 	return -ENOTTY;
 }
+
 static inline int pcierr_platform_check(struct pcierr_dev *dev)
 {
 	return -ENOTTY;
 }
+
 static inline void pcierr_platform_fill_event(struct sk_buff *msg,
 					      const struct pcierr_event_info *ev)
 {
 }
+
 static inline void pcierr_platform_fill_op(struct sk_buff *msg,
 					   const struct pcierr_op *op)
 {

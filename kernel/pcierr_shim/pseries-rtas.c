@@ -6,8 +6,10 @@
  */
 #ifdef __KERNEL__
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #else
 #include <errno.h>
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
 #include "pseries-rtas.h"
@@ -142,7 +144,7 @@ const char *pseries_log_severity_name(unsigned int severity)
 		"no-error", "event", "warning", "error-sync", "error", "fatal",
 	};
 
-	if (severity < sizeof(names) / sizeof(names[0]))
+	if (severity < ARRAY_SIZE(names))
 		return names[severity];
 	return "unknown";
 }

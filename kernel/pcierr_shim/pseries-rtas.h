@@ -14,10 +14,10 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
+#include <linux/types.h>
 #include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
+typedef __u8 u8;
+typedef __u32 u32;
 #endif
 
 /* PE states of ibm,read-slot-reset-state2 */
