@@ -333,6 +333,12 @@ static int pcierr_nl_inject(struct sk_buff *skb, struct genl_info *info)
 		ret = -EINVAL;
 		goto out;
 	}
+	if (pcierr_platform_owned(dev)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
+				    "the kernel's EEH owns this device's PE");
+		ret = -EBUSY;
+		goto out;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		ret = -ENOMEM;

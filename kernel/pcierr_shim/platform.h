@@ -19,6 +19,8 @@
  *                                    context): -ENOTTY no say, else what
  *                                    pcierr_check_failure() returns (the
  *                                    platform raised the event itself)
+ *   pcierr_platform_owned(dev)       the kernel's own recovery (EEH) owns
+ *                                    the device's PE: INJECT is refused
  *   pcierr_platform_fill_event(msg, ev)  platform error detail for EVENT
  *   pcierr_platform_fill_op(msg, op)     ... for OP_DONE (DISABLE)
  */
@@ -35,6 +37,7 @@ u32 pcierr_platform_backend(struct pcierr_pe *pe);
 u32 pcierr_platform_reset_types(struct pcierr_pe *pe, u32 types);
 int pcierr_platform_reset(struct pcierr_pe *pe, u32 type);
 int pcierr_platform_check(struct pcierr_dev *dev);
+bool pcierr_platform_owned(struct pcierr_dev *dev);
 void pcierr_platform_fill_event(struct sk_buff *msg,
 				const struct pcierr_event_info *ev);
 void pcierr_platform_fill_op(struct sk_buff *msg, const struct pcierr_op *op);
@@ -59,6 +62,11 @@ static inline int pcierr_platform_reset(struct pcierr_pe *pe, u32 type)
 static inline int pcierr_platform_check(struct pcierr_dev *dev)
 {
 	return -ENOTTY;
+}
+
+static inline bool pcierr_platform_owned(struct pcierr_dev *dev)
+{
+	return false;
 }
 
 static inline void pcierr_platform_fill_event(struct sk_buff *msg,

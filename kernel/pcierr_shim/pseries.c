@@ -8,9 +8,10 @@
  * Which mechanism recovers a PE is decided per PE (pcierr_platform_backend):
  *  - the kernel's own EEH has the PE (eeh_enabled() and the devices have
  *    an eeh_dev in an eeh_pe): EEH. pcierr leaves it alone: no reset
- *    types, a RESET fails with EBUSY, an all-ones check goes to
- *    eeh_dev_check_failure() and the kernel recovers (its uevents reach
- *    pcierrd as for AER). Two owners resetting one PE would fight.
+ *    types (a RESET fails), INJECT fails with EBUSY, an all-ones check
+ *    goes to eeh_dev_check_failure() and the kernel recovers (its uevents
+ *    reach pcierrd as for AER). Two owners freezing or resetting one PE
+ *    would fight.
  *  - otherwise, firmware answers ibm,read-slot-reset-state2 for the PE
  *    with "EEH supported": RTAS. Hot and fundamental resets go through
  *    ibm,set-slot-reset, an all-ones read is confirmed by the PE state.
@@ -356,6 +357,11 @@ int pcierr_platform_reset(struct pcierr_pe *pe, u32 type)
 	return ret;
 }
 
+bool pcierr_platform_owned(struct pcierr_dev *dev)
+{
+	return pseries_eeh_owns(dev->pdev);
+}
+
 int pcierr_platform_check(struct pcierr_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
@@ -366,12 +372,12 @@ int pcierr_platform_check(struct pcierr_dev *dev)
 	u32 time;
 	int rc;
 
-	if (!tok.active)
-		return -ENOTTY;
 #ifdef CONFIG_EEH
 	if (pseries_eeh_owns(pdev))
 		return eeh_dev_check_failure(pci_dev_to_eeh_dev(pdev)) > 0;
 #endif
+	if (!tok.active)
+		return -ENOTTY;
 	pseries_loc_from(&loc, pdev->bus, pdev->devfn);
 	rc = pseries_read_state(&loc, rets);
 	empty = pdev->subordinate && list_empty(&pdev->subordinate->devices);

@@ -343,7 +343,8 @@ enum pcierr_stat {
  * freeze; RTAS is pseries firmware (ibm,set-slot-reset and friends); EEH
  * means the kernel's own EEH owns the PE and recovers it itself: pcierr
  * only observes it (PCIERR_A_RESET_TYPES is 0, so RESET fails with
- * EOPNOTSUPP; an all-ones check goes to the kernel's EEH).
+ * EOPNOTSUPP; INJECT fails with EBUSY; an all-ones check goes to the
+ * kernel's EEH).
  * On pseries a GENERIC PE also lists FUNDAMENTAL: only firmware can do
  * one there, so it is asked, and its refusal is the RESET's errno
  * (ENXIO for "no EEH on this PE"). docs/pseries.md.
