@@ -22,16 +22,20 @@ PPC_TESTDRV := $(PPC_BUILD)/testdrv
 
 .PHONY: ppc-check ppc-module ppc-testdrv ppc-boot-check
 
+# $(call ppc_kbuild,DIR,LOG): kbuild DIR for ppc64le with W=1; any
+# warning or error fails
+ppc_kbuild = rc=0; $(MAKE) -C $(PPC_KDIR) M=$(abspath $(1)) ARCH=powerpc \
+	CROSS_COMPILE=$(PPC_CROSS) W=1 modules > $(2) 2>&1 || rc=$$?; \
+	cat $(2); \
+	if grep -qE '(warning|error):' $(2); then \
+		echo "ppc-check: diagnostics above" >&2; rc=1; fi; exit $$rc
+
 ppc-module:
 	@test -n "$(PPC_KDIR)" || { echo "ppc: no headers under $(PPC_ROOT): run scripts/install-deps" >&2; exit 1; }
 	@mkdir -p $(PPC_SHIM)/uapi/linux
 	cp -p kernel/pcierr_shim/*.c kernel/pcierr_shim/*.h kernel/pcierr_shim/Kbuild $(PPC_SHIM)/
 	cp -p kernel/pcierr_shim/uapi/linux/pcierr.h $(PPC_SHIM)/uapi/linux/
-	@rc=0; $(MAKE) -C $(PPC_KDIR) M=$(abspath $(PPC_SHIM)) ARCH=powerpc \
-		CROSS_COMPILE=$(PPC_CROSS) W=1 modules > $(PPC_BUILD)/module.log 2>&1 || rc=$$?; \
-	cat $(PPC_BUILD)/module.log; \
-	if grep -qE '(warning|error):' $(PPC_BUILD)/module.log; then \
-		echo "ppc-check: diagnostics above" >&2; rc=1; fi; exit $$rc
+	@$(call ppc_kbuild,$(PPC_SHIM),$(PPC_BUILD)/module.log)
 	cp $(PPC_SHIM)/pcierr_shim.ko $(PPC_BUILD)/pcierr_shim.ko
 
 $(PPC_CLIENT): tests/ppc/pcierr-ppc.c kernel/pcierr_shim/uapi/linux/pcierr.h
@@ -45,11 +49,7 @@ ppc-testdrv: ppc-module
 	cp -p tests/vm/testdrv/pcierr_testdrv.c $(PPC_TESTDRV)/
 	printf 'obj-m := pcierr_testdrv.o\nccflags-y += -I%s -I%s/uapi\n' \
 		$(abspath $(PPC_SHIM)) $(abspath $(PPC_SHIM)) > $(PPC_TESTDRV)/Kbuild
-	@rc=0; $(MAKE) -C $(PPC_KDIR) M=$(abspath $(PPC_TESTDRV)) ARCH=powerpc \
-		CROSS_COMPILE=$(PPC_CROSS) W=1 modules > $(PPC_BUILD)/testdrv.log 2>&1 || rc=$$?; \
-	cat $(PPC_BUILD)/testdrv.log; \
-	if grep -qE '(warning|error):' $(PPC_BUILD)/testdrv.log; then \
-		echo "ppc-check: diagnostics above" >&2; rc=1; fi; exit $$rc
+	@$(call ppc_kbuild,$(PPC_TESTDRV),$(PPC_BUILD)/testdrv.log)
 	cp $(PPC_TESTDRV)/pcierr_testdrv.ko $(PPC_BUILD)/pcierr_testdrv.ko
 
 ppc-check: ppc-module ppc-testdrv $(PPC_CLIENT)
