@@ -2,7 +2,7 @@
 /*
  * The manager: slots and devices as the shim reports them, kept current
  * by resyncs and per-slot refreshes, with their freeze history from the
- * state store and their names from pci.ids; and the methods the bus calls.
+ * state store and their names from the hwdb; and the methods the bus calls.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,6 +14,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus.h"
+#include "bus-polkit.h"
 #include "config.h"
 #include "kernel-source.h"
 #include "log.h"
@@ -320,6 +321,7 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	s->flags = pe->flags;
 	s->reset_types = pe->reset_types;
 	s->generation = pe->generation;
+	s->pe_id = pe->id;
 	if (slot_changed)
 		bus_slot_changed(s);
 	return 0;
@@ -650,7 +652,7 @@ int manager_inject(struct manager *m, const char *addr,
 		    d->slot->addr, d->slot->addr);
 		return -EINVAL;
 	}
-	r = pcierr_inject(m->kernel, d->addr, state, time_unavail_ms, ret_seq);
+	r = pcierr_inject(m->kernel, d->addr, d->slot->pe_id, state, time_unavail_ms, ret_seq);
 	if (r < 0)
 		return kernel_error(m, r, msg, msg_size);
 	log_info("Injected a %s error on %s (seq %llu).", pcierr_state_to_string(state),
@@ -748,6 +750,7 @@ struct manager *manager_free(struct manager *m)
 	free(m->slots);
 	for (size_t i = 0; i < ELEMENTSOF(m->bus_slots); i++)
 		sd_bus_slot_unref(m->bus_slots[i]);
+	bus_polkit_flush();
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_source_unref(m->resync_source);
 	sd_event_source_unref(m->metrics_source);

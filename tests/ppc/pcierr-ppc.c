@@ -14,6 +14,9 @@
  *   pcierr-ppc enable-io PE
  *   pcierr-ppc reset PE hot|fundamental
  *
+ * ABI version 2: each command names the PE id too, which it reads first
+ * with GET_PE (of the PE, or of the device for INJECT).
+ *
  * Operations print their OP_DONE: "op ID errno N (text) result R
  * pe_state S". Exit status 0 if the command was accepted (an operation's
  * errno is printed, not the exit status), 1 otherwise.
@@ -264,10 +267,11 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	parse((const char *)g + GENL_HDRLEN,
 	      nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), &t);
-	printf("pe %s state %u backend %s reset_types 0x%x\n",
+	printf("pe %s state %u backend %s reset_types 0x%x id %llu\n",
 	       stra(t.a[PCIERR_A_PE]), u32a(t.a[PCIERR_A_PE_STATE]),
 	       backend_name(u32a(t.a[PCIERR_A_BACKEND])),
-	       u32a(t.a[PCIERR_A_RESET_TYPES]));
+	       u32a(t.a[PCIERR_A_RESET_TYPES]),
+	       (unsigned long long)u64a(t.a[PCIERR_A_PE_ID]));
 	if (!t.a[PCIERR_A_PE_DEVICES])
 		return 0;
 	/* entries all have type 1: walk them by hand */
@@ -372,6 +376,43 @@ static int reply_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
+/* GET_PE doit: the id of the PE named by @type (PE or DEVICE) @addr. */
+static uint64_t pe_id;
+
+static int id_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct genlmsghdr *g = NLMSG_DATA(nlh);
+	struct attrs t;
+
+	if (nlh->nlmsg_type != family || g->cmd != PCIERR_CMD_GET_PE)
+		return 0;
+	parse((const char *)g + GENL_HDRLEN,
+	      nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), &t);
+	pe_id = u64a(t.a[PCIERR_A_PE_ID]);
+	return 1;
+}
+
+static int lookup_id(uint16_t type, const char *addr, uint64_t *id)
+{
+	char a[64], *p = a;
+	int r;
+
+	pe_id = 0;
+	p = put_str(p, type, addr);
+	r = send_req(family, PCIERR_CMD_GET_PE, 0, a, p - a);
+	if (!r)
+		r = recv_until(id_cb, NULL, 1, 10000);
+	if (!r && !pe_id)
+		r = -EBADMSG;
+	*id = pe_id;
+	return r;
+}
+
+static char *put_u64(char *p, uint16_t type, uint64_t v)
+{
+	return put(p, type, &v, 8);
+}
+
 static uint32_t step_of(const char *s)
 {
 	if (!strcmp(s, "error_detected"))
@@ -444,6 +485,16 @@ int main(int argc, char **argv)
 		if (!r)
 			r = recv_until(dump_cb, NULL, 0, 10000);
 		return r ? 1 : 0;
+	}
+	if (argc >= 3 && strcmp(argv[1], "dump")) {
+		/* ABI v2: every command names the PE's id too */
+		r = lookup_id(strcmp(argv[1], "inject") ? PCIERR_A_PE :
+			      PCIERR_A_DEVICE, argv[2], &pe_id);
+		if (r) {
+			printf("refused: GET_PE %s: %s\n", argv[2], strerror(-r));
+			return 1;
+		}
+		p = put_u64(p, PCIERR_A_PE_ID, pe_id);
 	}
 	if (!strcmp(argv[1], "inject") && argc == 3) {
 		int n = 0;

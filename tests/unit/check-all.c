@@ -27,6 +27,7 @@ int main(void)
 		suite_uevent,
 		suite_bus,
 		suite_ctl,
+		suite_polkit,
 		suite_pseries,
 	};
 	SRunner *sr = NULL;
