@@ -1167,6 +1167,9 @@ static void print_usage(FILE *f)
 	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", PROG);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nEvery command that changes state (inject ... watch) also takes --pe-id ID,\n"
+		"the PE id it expects (ESTALE if the PE changed since); without it the\n"
+		"current id is looked up first (GET_PE).\n");
 	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage, 3 timed out waiting for an operation,\n"
 		"4 the kernel module went away (listen: after 'family_removed'; an operation's\n"
 		"wait: its completion will never come).\n");
