@@ -64,6 +64,7 @@ include tools/pcierrctl/pcierrctl.mk
 include tests/unit/unit.mk
 include systemd/systemd.mk
 include tests/vm/vm.mk
+include bench/bench.mk
 
 check: deps
 	$(MAKE) all
@@ -71,6 +72,7 @@ check: deps
 	$(MAKE) testdrv-check
 	$(MAKE) unit-check
 	$(MAKE) install-check
+	$(MAKE) bench-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
 
