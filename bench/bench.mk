@@ -23,7 +23,8 @@ BENCH_TIMEOUT ?= 3000
 
 $(BENCH_TOOL): bench/pcierr-bench.c $(LIBPCIERR_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SYSTEMD_CFLAGS) -o $@ $< $(LIBPCIERR_A) $(NL_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(CFLAGS) $(SYSTEMD_CFLAGS) -o $@.tmp $< $(LIBPCIERR_A) $(NL_LIBS) $(SYSTEMD_LIBS)
+	mv -f $@.tmp $@
 
 all: $(BENCH_TOOL)
 

@@ -5,7 +5,7 @@
  * shim's EVENT timestamp_ns, so that the guest-side figures of one run
  * can be subtracted from each other. It only measures: it asserts nothing.
  *
- *   pcierr-bench now
+ *   pcierr-bench now          mono= and real= (CLOCK_REALTIME), read back to back
  *   pcierr-bench watch [--ready-file F]
  *       one line per pcierr notification (EVENT, OP_DONE, OVERFLOW) and per
  *       PCI uevent carrying ERROR_EVENT (the kernel's AER recovery), each
@@ -25,6 +25,9 @@
  *   pcierr-bench gmo N
  *       N calls of org.pcierr1's GetManagedObjects on one connection:
  *       one line per call, us=
+ *   pcierr-bench waitfor FILE FROM REGEX TIMEOUT_S
+ *       until a line of FILE from line FROM on matches REGEX (ERE): prints
+ *       it; exit status 1 after TIMEOUT_S
  *
  * Exit status: 0, 1 error, 2 usage.
  */
@@ -34,6 +37,7 @@
 #include <inttypes.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,7 +71,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: %s now | watch [--ready-file F] | inject DEV |\n"
 		"       aer [-c MASK] [-u MASK] [-n COUNT] DEV | time N CMD... |\n"
-		"       own NAME TIMEOUT_S CMD... | gmo N\n", PROG);
+		"       own NAME TIMEOUT_S CMD... | gmo N | waitfor FILE FROM REGEX TIMEOUT_S\n", PROG);
 	return 2;
 }
 
@@ -397,13 +401,57 @@ static int cmd_gmo(int argc, char **argv)
 	return 0;
 }
 
+/* wait until a line at or after line FROM (1-based) of FILE matches the
+ * extended regular expression RE; polls every 20 ms in process (a shell
+ * loop of tail and grep costs ~100 ms per round under TCG) */
+static int cmd_waitfor(int argc, char **argv)
+{
+	uint64_t t0 = mono_ns(), limit;
+	regex_t re;
+	long from;
+
+	if (argc != 5 || (from = strtol(argv[2], NULL, 10)) < 1)
+		return usage();
+	if (regcomp(&re, argv[3], REG_EXTENDED | REG_NOSUB) != 0) {
+		fprintf(stderr, "%s: waitfor: bad expression %s\n", PROG, argv[3]);
+		return 2;
+	}
+	limit = (uint64_t)strtoul(argv[4], NULL, 10) * 1000000000ULL;
+	do {
+		FILE *f = fopen(argv[1], "re");
+		char *line = NULL;
+		size_t size = 0;
+		long n = 0;
+
+		while (f && getline(&line, &size, f) >= 0)
+			if (++n >= from && regexec(&re, line, 0, NULL, 0) == 0) {
+				fputs(line, stdout);
+				free(line);
+				fclose(f);
+				regfree(&re);
+				return 0;
+			}
+		free(line);
+		if (f)
+			fclose(f);
+		usleep(20000);
+	} while (mono_ns() - t0 < limit);
+	regfree(&re);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (strcmp(argv[1], "now") == 0) {
-		printf("%" PRIu64 "\n", mono_ns());
+		struct timespec rt;
+		uint64_t mono = mono_ns();
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		printf("mono=%" PRIu64 " real=%" PRIu64 "\n", mono,
+		       (uint64_t)((uint64_t)rt.tv_sec * 1000000000U + (uint64_t)rt.tv_nsec));
 		return 0;
 	}
 	if (strcmp(argv[1], "watch") == 0)
@@ -418,5 +466,7 @@ int main(int argc, char **argv)
 		return cmd_own(argc - 1, argv + 1);
 	if (strcmp(argv[1], "gmo") == 0)
 		return cmd_gmo(argc - 1, argv + 1);
+	if (strcmp(argv[1], "waitfor") == 0)
+		return cmd_waitfor(argc - 1, argv + 1);
 	return usage();
 }

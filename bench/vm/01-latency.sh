@@ -22,18 +22,18 @@
 CLEANUP_PES="$RP_E1000E ${RP_BNVME:-}"
 CLEANUP_CMD='rmmod aer_inject'
 
-targets="e1000e:$RP_E1000E:$E1000E"
+targets="e1000e,$RP_E1000E,$E1000E"
 if [ -n "${BNVME:-}" ]; then
 	modprobe nvme 2>/dev/null
 	if wait_until 20 bound_to "$BNVME" nvme; then
-		targets="$targets nvme:$RP_BNVME:$BNVME"
+		targets="$targets nvme,$RP_BNVME,$BNVME"
 	else
 		info "nvme $BNVME not bound to nvme: no nvme rows"
 	fi
 fi
 for t in $targets; do
-	r=${t#*:}
-	require_normal "${r%%:*}"
+	r=${t#*,}
+	require_normal "${r%%,*}"
 done
 aer_inject_load
 pd_bench_conf
@@ -63,10 +63,10 @@ one_round() {
 }
 
 for t in $targets; do
-	n=${t%%:*}
-	r=${t#*:}
-	pe=${r%%:*}
-	dev=${r#*:}
+	n=${t%%,*}
+	r=${t#*,}
+	pe=${r%%,*}
+	dev=${r#*,}
 	bus_objects "$pe" "$dev" >/dev/null
 	i=1
 	while [ "$i" -le "$BENCH_ROUNDS" ]; do
@@ -76,6 +76,6 @@ for t in $targets; do
 	done
 	ok "$n: $BENCH_ROUNDS rounds of A (kernel AER) and B (pcierr) alternated"
 done
-[ -n "${BNVME:-}" ] && rec "nvme present=$(echo "$targets" | grep -c nvme)"
+[ -n "${BNVME:-}" ] && rec "nvme present=$(echo "$targets" | grep -c nvme,)"
 nic_works "$E1000E" "after the rounds"
 pcierrd_stop

@@ -30,14 +30,12 @@ require_normal $CLEANUP_PES
 td_defaults
 watch_start
 
-# done_of PE OP: the PE's OP_DONE of OP (report step=resume / rescan) seen
-ended() { watch_since | grep -qE "^op .* pe=$1 op=$2"; }
 # wait_all SECONDS "PE:OP ...": every one seen
 wait_all() {
 	_to=$1
 	for _po in $2; do
 		_p=${_po%%:*} _o=${_po#*:}
-		wait_until "$_to" ended "$_p" "$_o" || fail "no $_o OP_DONE of $_p within $_to s"
+		watch_wait "$_to" "^op .* pe=$_p op=$_o" || fail "no $_o OP_DONE of $_p within $_to s"
 	done
 }
 RESUME="report step=resume"

@@ -40,9 +40,7 @@ watch_mark() { WMARK=$(($(wc -l < "$WATCH") + 1)); }
 watch_since() { tail -n +"$WMARK" "$WATCH"; }
 # watch_wait SECONDS PATTERN: a line matching PATTERN (grep -E) since the mark
 watch_wait() {
-	_t=$1
-	shift
-	wait_until "$_t" sh -c "tail -n +$WMARK '$WATCH' | grep -qE '$1'"
+	"$BENCH" waitfor "$WATCH" "$WMARK" "$2" "$1" > /dev/null
 }
 # copy the watched lines since the mark into the record, prefixed
 watch_rec() { watch_since | sed "s/^/w $1 /" >> "$RAW"; }
