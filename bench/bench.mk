@@ -28,7 +28,7 @@ $(BENCH_TOOL): bench/pcierr-bench.c $(LIBPCIERR_A)
 
 all: $(BENCH_TOOL)
 
-bench: $(BENCH_TOOL) $(if $(DRY),,$(VM_DEPS) $(PCIERRCTL))
+bench: $(BENCH_TOOL) $(if $(DRY),,$(VM_DEPS) $(PCIERRCTL) $(DAEMON_UNIT_BIN))
 	BUILD=$(BUILD) KVER=$(KVER) QUICK=$(QUICK) DRY=$(DRY) \
 		BENCH_TIMEOUT=$(BENCH_TIMEOUT) bench/run
 
