@@ -247,7 +247,7 @@ struct aer_error_inj {
 static int cmd_aer(int argc, char **argv)
 {
 	struct aer_error_inj e = {};
-	unsigned long count = 1;
+	unsigned long count = 1, busy = 0;
 	unsigned int dom, bus, dev, fn;
 	uint64_t t0, t1;
 	int c, fd;
@@ -282,15 +282,24 @@ static int cmd_aer(int argc, char **argv)
 		return 1;
 	}
 	t0 = mono_ns();
-	for (unsigned long i = 0; i < count; i++)
-		if (write(fd, &e, sizeof(e)) != (ssize_t)sizeof(e)) {
-			fprintf(stderr, "%s: aer: write #%lu: %m\n", PROG, i + 1);
-			close(fd);
-			return 1;
+	for (unsigned long i = 0; i < count; i++) {
+		unsigned int tries = 0;
+
+		/* back to back, the injected interrupt may still be pending
+		 * (irq_inject_interrupt: EBUSY): wait for it, up to 10 s */
+		while (write(fd, &e, sizeof(e)) != (ssize_t)sizeof(e)) {
+			if (errno != EBUSY || ++tries > 10000) {
+				fprintf(stderr, "%s: aer: write #%lu: %m\n", PROG, i + 1);
+				close(fd);
+				return 1;
+			}
+			busy++;
+			usleep(1000);
 		}
+	}
 	t1 = mono_ns();
 	close(fd);
-	printf("t0=%" PRIu64 " t1=%" PRIu64 " n=%lu\n", t0, t1, count);
+	printf("t0=%" PRIu64 " t1=%" PRIu64 " n=%lu busy=%lu\n", t0, t1, count, busy);
 	return 0;
 }
 
@@ -301,12 +310,13 @@ static pid_t spawn(char **argv, bool quiet)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (quiet) {
-			int fd = open("/dev/null", O_WRONLY);
+		/* never our stdout: a caller reading it ($(...)) would wait
+		 * for a daemon started by "own" to close it */
+		int fd = open("/dev/null", O_WRONLY);
 
-			dup2(fd, 1);
+		dup2(fd, 1);
+		if (quiet)
 			dup2(fd, 2);
-		}
 		execvp(argv[0], argv);
 		_exit(127);
 	}

@@ -68,13 +68,22 @@ for t in $targets; do
 	pe=${r%%,*}
 	dev=${r#*,}
 	bus_objects "$pe" "$dev" >/dev/null
+	# the kernel's path needs an AER capability on the device (QEMU's nvme
+	# has none: "aer_inject: Device doesn't support AER"): B alone then
+	kinds="A B"
+	if ! lspci -s "$dev" -vv 2>/dev/null | grep -q "Advanced Error Reporting"; then
+		kinds=B
+		info "$dev has no AER capability: no kernel (A) rounds for $n"
+		rec "noaer target=$n dev=$dev"
+	fi
 	i=1
 	while [ "$i" -le "$BENCH_ROUNDS" ]; do
-		one_round A "$n" "$pe" "$dev" "$i"
-		one_round B "$n" "$pe" "$dev" "$i"
+		for k in $kinds; do
+			one_round "$k" "$n" "$pe" "$dev" "$i"
+		done
 		i=$((i + 1))
 	done
-	ok "$n: $BENCH_ROUNDS rounds of A (kernel AER) and B (pcierr) alternated"
+	ok "$n: $BENCH_ROUNDS rounds of $kinds alternated (A kernel AER, B pcierr)"
 done
 [ -n "${BNVME:-}" ] && rec "nvme present=$(echo "$targets" | grep -c nvme,)"
 nic_works "$E1000E" "after the rounds"

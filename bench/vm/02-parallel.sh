@@ -30,11 +30,11 @@ require_normal $CLEANUP_PES
 td_defaults
 watch_start
 
-# wait_all SECONDS "PE:OP ...": every one seen
+# wait_all SECONDS "PE@OP ...": every one seen
 wait_all() {
 	_to=$1
 	for _po in $2; do
-		_p=${_po%%:*} _o=${_po#*:}
+		_p=${_po%%@*} _o=${_po#*@}
 		watch_wait "$_to" "^op .* pe=$_p op=$_o" || fail "no $_o OP_DONE of $_p within $_to s"
 	done
 }
@@ -50,7 +50,7 @@ while [ "$i" -le "$ROUNDS" ]; do
 	for pe in $FAST_PES; do
 		watch_mark
 		o=$("$BENCH" inject "$1") || fail "inject $1: $o"
-		wait_all 60 "$pe:report.step=resume"
+		wait_all 60 "$pe@report.step=resume"
 		rec "inj row=lone i=$i $o dev=$1"
 		watch_rec "row=lone i=$i"
 		wait_until 30 pd_idle "$pe" || fail "pcierrd still busy with $pe"
@@ -68,8 +68,8 @@ par_row() {
 		td_set "$TESTDEV_A" delay_error_detected 5000 >/dev/null
 		watch_mark
 		o=$("$BENCH" inject "$_sd" $FAST_DEVS) || fail "inject: $o"
-		_w="$_sp:$_se"
-		for pe in $FAST_PES; do _w="$_w $pe:report.step=resume"; done
+		_w="$_sp@$_se"
+		for pe in $FAST_PES; do _w="$_w $pe@report.step=resume"; done
 		wait_all 90 "$_w"
 		printf '%s\n' "$o" | while read -r l; do rec "inj row=$_row i=$i $l"; done
 		watch_rec "row=$_row i=$i"
@@ -98,7 +98,7 @@ while [ "$i" -le "$ROUNDS" ]; do
 		"$NL" report "$pe" slot_reset >/dev/null &&
 		"$NL" report "$pe" resume >/dev/null || fail "serialised recovery of $pe failed"
 	done
-	wait_all 30 "$RP_TESTDEV_A:report.step=resume $(for pe in $FAST_PES; do printf '%s:report.step=resume ' "$pe"; done)"
+	wait_all 30 "$RP_TESTDEV_A@report.step=resume $(for pe in $FAST_PES; do printf "%s@report.step=resume " "$pe"; done)"
 	printf '%s\n' "$o" | while read -r l; do rec "inj row=serialised i=$i $l"; done
 	watch_rec "row=serialised i=$i"
 	i=$((i + 1))

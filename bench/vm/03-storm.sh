@@ -83,7 +83,7 @@ gone "$RAS_PID" && fail "rasdaemon exited: $(cat "$TMP/ras.log")"
 quiet "$PD_PID" "$RAS_PID" || fail "pcierrd and rasdaemon do not go quiet"
 pd0=$(proc_stat "$PD_PID")
 ra0=$(proc_stat "$RAS_PID")
-o=$("$BENCH" aer -c 0x1 -n "$BENCH_AER" "$E1000E") || fail "aer_inject of correctable errors failed: $o"
+o=$("$BENCH" aer -c 0x1 -n "$BENCH_AER" "$E1000E" 2>&1) || fail "aer_inject of correctable errors failed: $o"
 quiet "$PD_PID" "$RAS_PID" || fail "still busy 300 s after the AER burst"
 pd1=$(proc_stat "$PD_PID")
 ra1=$(proc_stat "$RAS_PID")
