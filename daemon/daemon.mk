@@ -14,7 +14,7 @@ PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
 	daemon/metrics.c daemon/uevent.c \
 	$(sort $(wildcard daemon/bus-*.c))
 PCIERRD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(PCIERRD_SRCS))
-PCIERRD_PKGS := libsystemd libudev libpci sqlite3
+PCIERRD_PKGS := libsystemd libudev sqlite3
 PCIERRD_CFLAGS := $(CFLAGS) $(NL_CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PCIERRD_PKGS) 2>/dev/null) \
 	-DPCIERR_VERSION='"$(LIBPCIERR_VERSION)"' -MMD -MP

@@ -2,7 +2,7 @@
 /*
  * The manager: slots and devices as the shim reports them, kept current
  * by resyncs and per-slot refreshes, with their freeze history from the
- * state store and their names from pci.ids; and the methods the bus calls.
+ * state store and their names from the hwdb; and the methods the bus calls.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,6 +14,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus.h"
+#include "bus-polkit.h"
 #include "config.h"
 #include "kernel-source.h"
 #include "log.h"
@@ -747,6 +748,7 @@ struct manager *manager_free(struct manager *m)
 	free(m->slots);
 	for (size_t i = 0; i < ELEMENTSOF(m->bus_slots); i++)
 		sd_bus_slot_unref(m->bus_slots[i]);
+	bus_polkit_flush();
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_source_unref(m->resync_source);
 	sd_event_source_unref(m->metrics_source);

@@ -35,7 +35,7 @@
 
 struct udev;
 struct udev_monitor;
-struct pci_access;
+struct pci_names;
 struct manager;
 
 struct device {
@@ -54,7 +54,7 @@ struct device {
 	uint32_t error_gen;
 	uint32_t flags;			/* PCIERR_DEV_F_* */
 
-	char *vendor_name;		/* libpci; "" if unknown, never NULL */
+	char *vendor_name;		/* udev hwdb; "" if unknown, never NULL */
 	char *device_name;
 
 	char key[PCIERR_IDENTITY_KEY_MAX];	/* identity (state.h) */
@@ -145,7 +145,7 @@ struct manager {
 	struct udev_monitor *udev_monitor;
 	sd_event_source *udev_source;
 
-	struct pci_access *pci;		/* libpci names; NULL if unavailable */
+	struct pci_names *pci;		/* hwdb names; NULL if unavailable */
 
 	struct slot **slots;
 	size_t n_slots;

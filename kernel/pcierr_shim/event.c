@@ -225,8 +225,22 @@ void pcierr_event_exit(void)
 	pcierr_ring = NULL;
 }
 
-/* The exported detection API. */
+/* The exported API (namespace PCIERR): see pcierr.h. */
 
+/**
+ * pcierr_report_failure() - report a detected failure of a device
+ * @pdev: the device
+ * @state: pci_channel_io_frozen or pci_channel_io_perm_failure
+ * @time_unavail_ms: how long the device is expected to be unavailable
+ * @source: who detected it (enum pcierr_source)
+ *
+ * Bumps the device's error generation, marks its PE frozen and queues an
+ * event; the freeze itself is applied from process context before the
+ * event is delivered. Any context, including hard interrupts.
+ *
+ * Return: 0; -EINVAL for a bad @state or @source; -ENODEV if pcierr does
+ * not know @pdev; -ESHUTDOWN while the module unloads.
+ */
 int pcierr_report_failure(struct pci_dev *pdev, pci_channel_state_t state,
 			  unsigned int time_unavail_ms,
 			  enum pcierr_source source)
@@ -247,7 +261,7 @@ int pcierr_report_failure(struct pci_dev *pdev, pci_channel_state_t state,
 	rcu_read_unlock();
 	return ret;
 }
-EXPORT_SYMBOL_GPL(pcierr_report_failure);
+EXPORT_SYMBOL_NS_GPL(pcierr_report_failure, PCIERR);
 
 static int pcierr_check(struct pci_dev *pdev)
 {
@@ -296,13 +310,35 @@ out:
 	return ret;
 }
 
+/**
+ * pcierr_check_failure() - check a device that returned all ones
+ * @pdev: the device a read returned all ones from
+ *
+ * If the device's PE is already frozen the check is counted as ignored.
+ * Otherwise the device's vendor/device id is read: all ones (or zero)
+ * means it is unreachable and a failure is reported (source
+ * PCIERR_SOURCE_CHECK); else the value was genuine (a false positive).
+ * Any context.
+ *
+ * Return: 1 if the device is (now) frozen, 0 if it is healthy.
+ */
 int pcierr_check_failure(struct pci_dev *pdev)
 {
 	pcierr_stat_inc(PCIERR_STAT_CHECKS);
 	return pcierr_check(pdev);
 }
-EXPORT_SYMBOL_GPL(pcierr_check_failure);
+EXPORT_SYMBOL_NS_GPL(pcierr_check_failure, PCIERR);
 
+/**
+ * pcierr_check_value() - check a value read from a device
+ * @pdev: the device
+ * @val: a 32-bit value read from it
+ *
+ * Only an all-ones @val leads to pcierr_check_failure()'s check. Any
+ * context.
+ *
+ * Return: as pcierr_check_failure(); 0 for any other value.
+ */
 int pcierr_check_value(struct pci_dev *pdev, u32 val)
 {
 	pcierr_stat_inc(PCIERR_STAT_CHECKS);
@@ -310,20 +346,42 @@ int pcierr_check_value(struct pci_dev *pdev, u32 val)
 		return 0;
 	return pcierr_check(pdev);
 }
-EXPORT_SYMBOL_GPL(pcierr_check_value);
+EXPORT_SYMBOL_NS_GPL(pcierr_check_value, PCIERR);
 
+/**
+ * pcierr_register_notifier() - be told of events, as the netlink group is
+ * @nb: the notifier; called in process context with PCIERR_NOTIFY_EVENT
+ *      (struct pcierr_event_info *) or PCIERR_NOTIFY_OVERFLOW
+ *      (struct pcierr_overflow_info *)
+ *
+ * Return: 0 or a negative errno.
+ */
 int pcierr_register_notifier(struct notifier_block *nb)
 {
 	return blocking_notifier_chain_register(&pcierr_chain, nb);
 }
-EXPORT_SYMBOL_GPL(pcierr_register_notifier);
+EXPORT_SYMBOL_NS_GPL(pcierr_register_notifier, PCIERR);
 
+/**
+ * pcierr_unregister_notifier() - undo pcierr_register_notifier()
+ * @nb: the notifier
+ *
+ * Return: 0 or -ENOENT.
+ */
 int pcierr_unregister_notifier(struct notifier_block *nb)
 {
 	return blocking_notifier_chain_unregister(&pcierr_chain, nb);
 }
-EXPORT_SYMBOL_GPL(pcierr_unregister_notifier);
+EXPORT_SYMBOL_NS_GPL(pcierr_unregister_notifier, PCIERR);
 
+/**
+ * pcierr_error_gen() - a device's error generation
+ * @pdev: the device
+ *
+ * The count of failures detected on @pdev, as netlink reports it.
+ *
+ * Return: the generation, 0 if pcierr does not know @pdev.
+ */
 u32 pcierr_error_gen(struct pci_dev *pdev)
 {
 	struct pcierr_dev *dev;
@@ -336,9 +394,17 @@ u32 pcierr_error_gen(struct pci_dev *pdev)
 	rcu_read_unlock();
 	return gen;
 }
-EXPORT_SYMBOL_GPL(pcierr_error_gen);
+EXPORT_SYMBOL_NS_GPL(pcierr_error_gen, PCIERR);
 
-void iochk_clear(struct iochk_cookie *cookie, struct pci_dev *pdev)
+/**
+ * pcierr_iochk_clear() - start watching a device for errors
+ * @cookie: filled in
+ * @pdev: the device
+ *
+ * Any context. See pcierr_iochk_read().
+ */
+void pcierr_iochk_clear(struct pcierr_iochk_cookie *cookie,
+			struct pci_dev *pdev)
 {
 	struct pcierr_dev *dev;
 
@@ -349,9 +415,19 @@ void iochk_clear(struct iochk_cookie *cookie, struct pci_dev *pdev)
 	cookie->error_gen = dev ? atomic_read(&dev->error_gen) : 0;
 	rcu_read_unlock();
 }
-EXPORT_SYMBOL_GPL(iochk_clear);
+EXPORT_SYMBOL_NS_GPL(pcierr_iochk_clear, PCIERR);
 
-int iochk_read(struct iochk_cookie *cookie)
+/**
+ * pcierr_iochk_read() - errors since pcierr_iochk_clear()
+ * @cookie: as filled in by pcierr_iochk_clear()
+ *
+ * Any context.
+ *
+ * Return: non-zero if an error was detected on the device since
+ * pcierr_iochk_clear() (its error generation moved), if the device is not
+ * in the normal channel state, or if pcierr does not know it; else 0.
+ */
+int pcierr_iochk_read(struct pcierr_iochk_cookie *cookie)
 {
 	struct pcierr_dev *dev;
 	int ret = 1;
@@ -366,4 +442,4 @@ int iochk_read(struct iochk_cookie *cookie)
 	rcu_read_unlock();
 	return ret;
 }
-EXPORT_SYMBOL_GPL(iochk_read);
+EXPORT_SYMBOL_NS_GPL(pcierr_iochk_read, PCIERR);

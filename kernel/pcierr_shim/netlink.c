@@ -547,10 +547,10 @@ static int pcierr_nl_submit(struct genl_info *info, struct pcierr_op *op,
 	pe = pcierr_nl_pe(info, &ret);
 	if (!pe)
 		goto err;
-	if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_PE_ID)) {
-		ret = -EINVAL;
+	/* a stale view first; checked again when the PE is claimed */
+	ret = pcierr_nl_check_id(info, pe);
+	if (ret)
 		goto err;
-	}
 	if (check) {
 		ret = check(pe, op, info);
 		if (ret)
@@ -742,12 +742,13 @@ static int pcierr_nl_watch(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* A command that changes state; its policy is [PCIERR_A_PE_ID + 1]. */
 #define PCIERR_OP(_cmd, _doit, _policy)					\
 	{								\
 		.cmd = (_cmd),						\
 		.doit = (_doit),					\
 		.policy = (_policy),					\
-		.maxattr = ARRAY_SIZE(_policy) - 1,			\
+		.maxattr = PCIERR_A_PE_ID,				\
 		.flags = GENL_ADMIN_PERM,				\
 		.internal_flags = PCIERR_NL_F_ADMIN,			\
 	}
@@ -921,4 +922,8 @@ void pcierr_nl_exit(void)
 	genl_unregister_family(&pcierr_family);
 }
 
-MODULE_ALIAS_GENL_FAMILY(PCIERR_GENL_NAME);
+/*
+ * No MODULE_ALIAS_GENL_FAMILY() (review D24): resolving the family must not
+ * let any local user load the module, which walks every PCI device at
+ * load. It is loaded by root: modules-load.d/pcierr.conf at boot, modprobe.
+ */

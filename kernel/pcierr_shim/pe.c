@@ -14,6 +14,7 @@
 
 #include "internal.h"
 
+/* The PE list, membership and cached device data: see internal.h */
 DEFINE_MUTEX(pcierr_topo_lock);
 LIST_HEAD(pcierr_pes);
 static DEFINE_HASHTABLE(pcierr_dev_hash, 8);
@@ -166,8 +167,8 @@ struct pcierr_dev *pcierr_dev_lookup(const char *name)
 }
 
 static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
-						  bool root_single,
-						  struct pci_dev *head)
+						 bool root_single,
+						 struct pci_dev *head)
 {
 	struct pcierr_pe *pe, *pos;
 

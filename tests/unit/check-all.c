@@ -27,6 +27,7 @@ int main(void)
 		suite_uevent,
 		suite_bus,
 		suite_ctl,
+		suite_polkit,
 	};
 	SRunner *sr = NULL;
 	int failed;

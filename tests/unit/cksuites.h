@@ -14,5 +14,6 @@ Suite *suite_metrics(void);
 Suite *suite_uevent(void);
 Suite *suite_bus(void);
 Suite *suite_ctl(void);
+Suite *suite_polkit(void);
 
 #endif /* PCIERR_CKSUITES_H */

@@ -15,9 +15,9 @@ UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c $(sort $(wildcard $(U
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
-	daemon/bus-util.c
+	daemon/bus-util.c daemon/bus-polkit.c daemon/pci-names.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
-UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c \
+UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
 # the tests' strict JSON parser (cksuite-ctl.c; also build/json-check)
 UNIT_TOOL_SRCS := tests/tools/json-parse.c
@@ -68,3 +68,16 @@ unit-valgrind: $(UNIT_BIN)
 	CK_FORK=no $(VALGRIND) $(VALGRIND_FLAGS) $(UNIT_BIN)
 
 -include $(UNIT_OBJS:.o=.d)
+
+# The same unit runner (and the pcierrctl it drives) built with
+# AddressSanitizer, LeakSanitizer and UBSan into build/asan/ (issue 11): any
+# error aborts the test that hit it. Part of make check.
+UNIT_ASAN_BUILD ?= $(BUILD)/asan
+UNIT_ASAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+.PHONY: unit-asan
+unit-asan:
+	CFLAGS='$(UNIT_ASAN_CFLAGS)' \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(MAKE) --no-print-directory BUILD=$(UNIT_ASAN_BUILD) unit-check

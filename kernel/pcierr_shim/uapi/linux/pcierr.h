@@ -288,8 +288,7 @@ enum pcierr_dev_attr {
 	PCIERR_DEV_A_SUBVENDOR,		/* u16 */
 	PCIERR_DEV_A_SUBDEVICE,		/* u16 */
 	PCIERR_DEV_A_CLASS,		/* u32: class << 8 | prog-if */
-	PCIERR_DEV_A_DSN,		/* u64: Device Serial Number, if any
-					 * (CAP_SYS_ADMIN callers only) */
+	PCIERR_DEV_A_DSN,		/* u64: DSN, if any (CAP_SYS_ADMIN) */
 	PCIERR_DEV_A_DRIVER,		/* string: bound driver, absent if none */
 	PCIERR_DEV_A_HANDLERS,		/* u32: bit (1 << enum pcierr_handler) */
 	PCIERR_DEV_A_STATE,		/* u32: enum pcierr_channel_state */
