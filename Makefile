@@ -67,6 +67,7 @@ include systemd/systemd.mk
 include tests/vm/vm.mk
 include tests/fuzz/fuzz.mk
 include tests/ppc/ppc.mk
+include bench/bench.mk
 
 check: deps
 	$(MAKE) all
@@ -77,6 +78,7 @@ check: deps
 	$(MAKE) fuzz-check
 	$(MAKE) abuse-check
 	$(MAKE) install-check
+	$(MAKE) bench-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
 	$(MAKE) vm-drivers-check
