@@ -4,6 +4,15 @@
  * PE under pci_lock_rescan_remove(), and keeping a disabled PE's devices
  * away: a device that reappears on it gets a driver_override naming no
  * driver (so nothing binds) and is removed again from work context.
+ *
+ * Removing a frozen device is a surprise removal, as pciehp's for a card
+ * that is gone: every device of the subtree is first marked disconnected
+ * (error_state perm_failure, which pci_dev_set_disconnected() sets), so
+ * that pci_device_is_present(), pci_channel_offline() and the config
+ * accessors tell its driver that the hardware is gone and its remove()
+ * skips the teardown. The rescan/remove lock is held for the removal
+ * only. A PE in normal state is removed in order (drivers talk to their
+ * working devices).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,14 +38,38 @@ static bool pcierr_pe_disabled(struct pcierr_pe *pe)
 	return disabled;
 }
 
-static struct pci_dev *pcierr_pe_head(struct pcierr_pe *pe)
+/*
+ * Mark the frozen devices about to be removed disconnected: all of the
+ * subtree when the PE is not in normal state, the frozen ones otherwise
+ * (@only: that device and what sits below it). Without locks, as pciehp.
+ */
+static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 {
-	struct pci_dev *head;
+	bool all = pcierr_pe_get_state(pe) != PCIERR_PE_STATE_NORMAL;
+	struct pcierr_dev **devs;
+	struct pci_dev *pdev, *up;
+	int i, n, marked = 0;
 
-	mutex_lock(&pcierr_topo_lock);
-	head = pci_dev_get(pe->head);
-	mutex_unlock(&pcierr_topo_lock);
-	return head;
+	n = pcierr_pe_snapshot(pe, false, &devs);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		pdev = devs[i]->pdev;
+		if (only) {
+			for (up = pdev; up && up != only->pdev;
+			     up = up->bus->self)
+				;
+			if (!up)
+				continue;
+		}
+		if (!all && !devs[i]->hw_frozen &&
+		    READ_ONCE(pdev->error_state) == pci_channel_io_normal)
+			continue;
+		pcierr_set_io_state(pdev, pci_channel_io_perm_failure);
+		marked++;
+	}
+	pcierr_snapshot_put(devs, n);
+	return marked;
 }
 
 /* Caller holds pci_lock_rescan_remove(). Returns how many were removed. */
@@ -120,14 +153,21 @@ static void pcierr_op_remove_one(struct pcierr_op *op)
 void pcierr_op_remove(struct pcierr_op *op)
 {
 	struct pcierr_pe *pe = op->pe;
+	int marked, n;
 
+	marked = pcierr_disconnect(pe, op->dev);
+	if (marked > 0)
+		pcierr_pe_info(pe, "%d frozen devices marked disconnected\n",
+			       marked);
 	if (op->dev) {
+		pcierr_pe_info(pe, "removing %s\n", op->dev->name);
 		pcierr_op_remove_one(op);
 		return;
 	}
 	pci_lock_rescan_remove();
-	pcierr_remove_devices(pe);
+	n = pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
+	pcierr_pe_info(pe, "removed %d devices\n", n);
 	if (!pcierr_pe_disabled(pe))
 		pcierr_pe_set_state(pe, PCIERR_PE_STATE_REMOVED);
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
@@ -145,8 +185,13 @@ void pcierr_op_rescan(struct pcierr_op *op)
 	if (disabled)
 		pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
-	if (!op->err && !disabled)
-		pcierr_pe_set_state(pe, PCIERR_PE_STATE_NORMAL);
+	if (!op->err && !disabled) {
+		/* What came back is healthy: its snapshot, now (D2). */
+		pcierr_save_healthy_pe(pe);
+		pcierr_pe_set_state_if(pe, PCIERR_PE_STATE_NORMAL,
+				       op->freeze_req);
+		pcierr_pe_info(pe, "rescanned\n");
+	}
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
 }
 
@@ -165,17 +210,19 @@ void pcierr_op_disable(struct pcierr_op *op)
 
 	n = pcierr_pe_snapshot(pe, true, &devs);
 	if (n >= 0) {
-		if (!pcierr_op_alloc_results(op, n)) {
-			for (i = 0; i < n; i++) {
-				r = pcierr_report_one(devs[i],
-						      PCIERR_STEP_PERM_FAILURE,
-						      0);
+		op->err = pcierr_op_alloc_results(op, n);
+		for (i = 0; i < n; i++) {
+			r = pcierr_report_one(devs[i],
+					      PCIERR_STEP_PERM_FAILURE, 0);
+			if (!op->err)
 				pcierr_op_add_result(op, devs[i]->name, r);
-			}
 		}
 		pcierr_snapshot_put(devs, n);
+	} else {
+		op->err = n;	/* D22: the removal goes on, but say so */
 	}
 
+	pcierr_disconnect(pe, NULL);
 	pci_lock_rescan_remove();
 	pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
@@ -201,6 +248,7 @@ void pcierr_op_enable(struct pcierr_op *op)
 		pcierr_remove_devices(pe);
 	op->err = pcierr_rescan_devices(pe);
 	pci_unlock_rescan_remove();
+	pcierr_save_healthy_pe(pe);
 	pcierr_pe_set_state(pe, PCIERR_PE_STATE_NORMAL);
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
 	if (was)
