@@ -125,7 +125,6 @@ out:
 static const char * const pcierr_step_names[] = {
 	[PCIERR_STEP_ERROR_DETECTED] = "error_detected",
 	[PCIERR_STEP_MMIO_ENABLED] = "mmio_enabled",
-	[PCIERR_STEP_LINK_RESET] = "link_reset",
 	[PCIERR_STEP_SLOT_RESET] = "slot_reset",
 	[PCIERR_STEP_RESUME] = "resume",
 	[PCIERR_STEP_PERM_FAILURE] = "perm_failure",
