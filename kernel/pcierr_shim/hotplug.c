@@ -13,6 +13,14 @@
  * skips the teardown. The rescan/remove lock is held for the removal
  * only. A PE in normal state is removed in order (drivers talk to their
  * working devices).
+ *
+ * Not every driver looks (megaraid_sas in 6.1 flushes its cache and shuts
+ * its firmware down in remove() and waits 180 s for each command a frozen
+ * card cannot hear). So a marked device that still answers config reads
+ * (the link is up: only the shim's software freeze cuts it off) gets its
+ * decode, bus mastering and MSI-X back for the teardown: its driver's
+ * last commands complete, and the removal takes what a normal one takes.
+ * A device that does not answer stays cut off; its driver sees all ones.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,17 +46,28 @@ static bool pcierr_pe_disabled(struct pcierr_pe *pe)
 	return disabled;
 }
 
+static bool pcierr_answers(struct pci_dev *pdev)
+{
+	u32 id;
+
+	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn, PCI_VENDOR_ID,
+				      &id))
+		return false;
+	return id != ~0U && id != 0 && id != 0xffff0001;
+}
+
 /*
  * Mark the frozen devices about to be removed disconnected: all of the
  * subtree when the PE is not in normal state, the frozen ones otherwise
  * (@only: that device and what sits below it). Without locks, as pciehp.
+ * Then lift the freeze of those that still answer, for their teardown.
  */
 static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 {
 	bool all = pcierr_pe_get_state(pe) != PCIERR_PE_STATE_NORMAL;
 	struct pcierr_dev **devs;
 	struct pci_dev *pdev, *up;
-	int i, n, marked = 0;
+	int i, n, marked = 0, thawed = 0;
 
 	n = pcierr_pe_snapshot(pe, false, &devs);
 	if (n < 0)
@@ -67,8 +86,15 @@ static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 			continue;
 		pcierr_set_io_state(pdev, pci_channel_io_perm_failure);
 		marked++;
+		if (devs[i]->hw_frozen && pcierr_answers(pdev)) {
+			pcierr_unfreeze_dev(devs[i], true);
+			thawed++;
+		}
 	}
 	pcierr_snapshot_put(devs, n);
+	if (thawed)
+		pcierr_pe_info(pe, "%d of them still answer: freeze lifted for their drivers' teardown\n",
+			       thawed);
 	return marked;
 }
 
@@ -106,10 +132,20 @@ static int pcierr_rescan_devices(struct pcierr_pe *pe)
 	int ret = 0;
 
 	if (pe->root_single) {
+		/* That function alone, not the whole root bus (D8). */
 		bus = pci_find_bus(pe->domain, pe->busnr);
 		if (!bus)
 			return -ENODEV;
-		pci_rescan_bus(bus);
+		head = pci_get_slot(bus, pe->devfn);
+		if (head) {		/* still (or already) there */
+			pci_dev_put(head);
+			return 0;
+		}
+		head = pci_scan_single_device(bus, pe->devfn);
+		if (!head)
+			return -ENODEV;
+		pci_assign_unassigned_bus_resources(bus);
+		pci_bus_add_device(head);
 		return 0;
 	}
 	head = pcierr_pe_head(pe);

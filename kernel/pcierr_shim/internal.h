@@ -43,6 +43,7 @@ struct pcierr_pe {
 	bool root_single;		/* a lone device on a root bus */
 	int domain;			/* root_single: where to rescan */
 	unsigned int busnr;
+	unsigned int devfn;		/* root_single: which function */
 	struct pci_dev *head;		/* bridge or lone device; topo_lock */
 	struct workqueue_struct *wq;	/* ordered: operations */
 	struct delayed_work watch_work;

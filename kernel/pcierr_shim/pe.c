@@ -172,6 +172,7 @@ static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
 	pe->root_single = root_single;
 	pe->domain = pci_domain_nr(head->bus);
 	pe->busnr = head->bus->number;
+	pe->devfn = head->devfn;
 	pe->head = pci_dev_get(head);
 
 	/* Keep the list sorted by address: dumps come out in bus order. */

@@ -22,7 +22,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -30,45 +29,43 @@
 #include <linux/pci_hotplug.h>	/* after linux/pci.h */
 
 /*
- * The hotplug slot on @bridge's secondary bus with a reset_slot method,
- * its owner module referenced; NULL if none. Read under the rescan lock,
- * called without it (pciehp takes its reset_lock before that lock).
+ * As pci_bus_error_reset(): the hotplug slot's reset when the bridge's
+ * secondary bus has a slot with one, a secondary bus reset otherwise.
+ * Under the bridge's device lock: while its port driver stays bound the
+ * bus, its slots and pciehp's controller cannot go away (they go in the
+ * port driver's remove()). Not under pci_lock_rescan_remove(): pciehp
+ * takes its reset_lock before that lock, and a removal elsewhere (a
+ * driver stuck in remove()) must not hold this reset up.
  */
-static struct hotplug_slot *pcierr_hp_slot(struct pci_dev *bridge)
+static int pcierr_reset_bridge(struct pcierr_pe *pe, struct pci_dev *bridge)
 {
 	struct hotplug_slot *hp = NULL;
 #ifdef CONFIG_HOTPLUG_PCI
 	struct pci_slot *slot;
+#endif
+	int ret;
 
-	pci_lock_rescan_remove();
-	if (bridge->subordinate) {
+	device_lock(&bridge->dev);
+#ifdef CONFIG_HOTPLUG_PCI
+	if (bridge->dev.driver && bridge->subordinate) {
 		list_for_each_entry(slot, &bridge->subordinate->slots, list) {
 			if (slot->hotplug && slot->hotplug->ops &&
-			    slot->hotplug->ops->reset_slot &&
-			    try_module_get(slot->hotplug->owner)) {
+			    slot->hotplug->ops->reset_slot) {
 				hp = slot->hotplug;
 				break;
 			}
 		}
 	}
-	pci_unlock_rescan_remove();
 #endif
-	return hp;
-}
-
-static int pcierr_reset_bridge(struct pcierr_pe *pe, struct pci_dev *bridge)
-{
-	struct hotplug_slot *hp = pcierr_hp_slot(bridge);
-	int ret;
-
 	if (hp) {
 		pcierr_pe_info(pe, "resetting the hotplug slot\n");
 		ret = hp->ops->reset_slot(hp, false);
-		module_put(hp->owner);
-		return ret;
+	} else {
+		pcierr_pe_info(pe, "secondary bus reset\n");
+		ret = pci_bridge_secondary_bus_reset(bridge);
 	}
-	pcierr_pe_info(pe, "secondary bus reset\n");
-	return pci_bridge_secondary_bus_reset(bridge);
+	device_unlock(&bridge->dev);
+	return ret;
 }
 
 /* A lone device on a root bus: whatever reset the core has for it. */

@@ -55,8 +55,10 @@ wait_until 20 nvme_reads_image || fail "the nvme disk does not read the contents
 ok "/dev/$(nvme_disk) reads the 4 MiB of $IMG"
 
 must_nl pe "$RP"
-for d in "$SW_UP" "$SW_DOWN1" "$SW_DOWN2"; do
-	printf '%s\n' "$out" | grep -q " dev=$d " || fail "pe $RP does not list $d"
+printf '%s\n' "$out" | grep -q " dev=$SW_UP " || fail "pe $RP does not list $SW_UP"
+must_nl pe "$SW_UP"
+for d in "$SW_DOWN1" "$SW_DOWN2"; do
+	printf '%s\n' "$out" | grep -q " dev=$d " || fail "pe $SW_UP does not list $d"
 done
 ok "the root port's PE lists the switch's upstream port, the downstream ports are in $SW_UP's PE"
 expect "PE of $TD" "$(kv pe "$(dev_line "$TD")")" "$SW_DOWN1"
