@@ -46,16 +46,6 @@ static bool pcierr_pe_disabled(struct pcierr_pe *pe)
 	return disabled;
 }
 
-static bool pcierr_answers(struct pci_dev *pdev)
-{
-	u32 id;
-
-	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn, PCI_VENDOR_ID,
-				      &id))
-		return false;
-	return id != ~0U && id != 0 && id != 0xffff0001;
-}
-
 /*
  * Mark the frozen devices about to be removed disconnected: all of the
  * subtree when the PE is not in normal state, the frozen ones otherwise
@@ -86,7 +76,7 @@ static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 			continue;
 		pcierr_set_io_state(pdev, pci_channel_io_perm_failure);
 		marked++;
-		if (devs[i]->hw_frozen && pcierr_answers(pdev)) {
+		if (devs[i]->hw_frozen && pcierr_present(pdev)) {
 			pcierr_unfreeze_dev(devs[i], true);
 			thawed++;
 		}

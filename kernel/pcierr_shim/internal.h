@@ -203,6 +203,7 @@ void pcierr_fallback_fn(struct work_struct *work);
 
 /* watchdog.c */
 int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);
+bool pcierr_present(struct pci_dev *pdev);
 void pcierr_watch_fn(struct work_struct *work);
 
 /* op.c */

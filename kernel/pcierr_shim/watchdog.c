@@ -31,7 +31,8 @@ int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms)
 	return 0;
 }
 
-static bool pcierr_present(struct pci_dev *pdev)
+/* Does the device answer config reads? (not its error_state) */
+bool pcierr_present(struct pci_dev *pdev)
 {
 	u32 id;
 
