@@ -63,6 +63,7 @@ struct pcierr_pe {
 
 	struct mutex op_lock;		/* see the locking order above */
 	struct delayed_work owner_work;	/* owner timeout (main.c) */
+	unsigned long owner_stamp;	/* pe->lock: jiffies of the last act */
 	struct work_struct fallback_work; /* on pe->wq: the safe action */
 };
 

@@ -43,6 +43,7 @@ void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners)
 	if (!ms || READ_ONCE(pcierr_exiting))
 		return;
 	spin_lock_irqsave(&pe->lock, flags);
+	pe->owner_stamp = jiffies;
 	if (!pe->dead && pe->state != PCIERR_PE_STATE_NORMAL &&
 	    pe->state != PCIERR_PE_STATE_REMOVED &&
 	    pe->state != PCIERR_PE_STATE_DISABLED) {
@@ -110,7 +111,10 @@ void pcierr_fallback_fn(struct work_struct *work)
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
 	spin_lock_irqsave(&pe->lock, flags);
+	/* Somebody acted since the timer fired: not ours to recover. */
 	go = op && !pe->dead && !pe->busy &&
+	     time_after_eq(jiffies, pe->owner_stamp +
+			   msecs_to_jiffies(READ_ONCE(owner_timeout_ms))) &&
 	     (pe->state == PCIERR_PE_STATE_FROZEN ||
 	      pe->state == PCIERR_PE_STATE_MMIO_ENABLED ||
 	      pe->state == PCIERR_PE_STATE_RESET);
@@ -122,8 +126,10 @@ void pcierr_fallback_fn(struct work_struct *work)
 
 	op->pe = pe;
 	pcierr_pe_op_begin(op);
-	pcierr_pe_info(pe, "nobody recovered the PE in %u ms: recovering it as AER would\n",
-		       READ_ONCE(owner_timeout_ms));
+	pcierr_pe_info(pe, "nobody recovered the PE in %u ms%s: recovering it as AER would\n",
+		       READ_ONCE(owner_timeout_ms),
+		       pcierr_nl_has_listeners() ? "" :
+		       " (nobody listens to pcierr events)");
 	if (!pcierr_fb_report(op, PCIERR_STEP_ERROR_DETECTED))
 		goto hotplug;
 	op->cmd = PCIERR_CMD_RESET;

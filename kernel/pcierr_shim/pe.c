@@ -736,6 +736,7 @@ void pcierr_pe_op_begin(struct pcierr_op *op)
 	mutex_lock(&op->top->op_lock);
 	spin_lock_irqsave(&pe->lock, flags);
 	op->freeze_req = pe->freeze_req;
+	pe->owner_stamp = jiffies;	/* somebody acts */
 	spin_unlock_irqrestore(&pe->lock, flags);
 	cancel_delayed_work(&pe->owner_work);
 }
