@@ -241,7 +241,8 @@ static void started(struct slot *s, enum pcierr_cmd op, uint64_t op_id,
 
 static int issue_remove_next(struct slot *s, uint64_t *op_id)
 {
-	return pcierr_remove_device(s->manager->kernel, s->addr, s->remove_queue[0], op_id);
+	return pcierr_remove_device(s->manager->kernel, s->addr, s->pe_id, s->remove_queue[0],
+				    op_id);
 }
 
 static void add_udev_pending(struct slot *s, const char *addr)
@@ -274,7 +275,7 @@ static void do_remove(struct slot *s, const struct pcierr_policy_output *out,
 		for (size_t i = 0; i < s->n_devices; i++)
 			if (!is_head(s, s->devices[i]))
 				add_udev_pending(s, s->devices[i]->addr);
-		r = pcierr_remove(m->kernel, s->addr, &op_id);
+		r = pcierr_remove(m->kernel, s->addr, s->pe_id, &op_id);
 	} else {
 		s->remove_queue = calloc(out->n_devices ? out->n_devices : 1,
 					 sizeof(*s->remove_queue));
@@ -432,17 +433,17 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_REPORT:
-		r = k ? pcierr_report(k, s->addr, out->step, out->state, &op_id) : -ENOTCONN;
+		r = k ? pcierr_report(k, s->addr, s->pe_id, out->step, out->state, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_REPORT, out->step, r, next);
 		return started(s, PCIERR_CMD_REPORT, op_id, out->timeout_usec);
 	case PCIERR_ACTION_ENABLE_IO:
-		r = k ? pcierr_enable_io(k, s->addr, &op_id) : -ENOTCONN;
+		r = k ? pcierr_enable_io(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_ENABLE_IO, 0, r, next);
 		return started(s, PCIERR_CMD_ENABLE_IO, op_id, out->timeout_usec);
 	case PCIERR_ACTION_RESET:
-		r = k ? pcierr_reset(k, s->addr, out->reset_type, &op_id) : -ENOTCONN;
+		r = k ? pcierr_reset(k, s->addr, s->pe_id, out->reset_type, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_RESET, 0, r, next);
 		return started(s, PCIERR_CMD_RESET, op_id, out->timeout_usec);
@@ -473,7 +474,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_RESCAN:
-		r = k ? pcierr_rescan(k, s->addr, &op_id) : -ENOTCONN;
+		r = k ? pcierr_rescan(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_RESCAN, 0, r, next);
 		return started(s, PCIERR_CMD_RESCAN, op_id, out->timeout_usec);
@@ -483,7 +484,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			 first_disabled_device(s));
 		log_warning("Slot %s: disabling: %s", s->addr,
 			    out->message[0] ? out->message : pcierr_policy_reason_to_string(out->reason));
-		r = k ? pcierr_disable(k, s->addr, &op_id) : -ENOTCONN;
+		r = k ? pcierr_disable(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_DISABLE, 0, r, next);
 		return started(s, PCIERR_CMD_DISABLE, op_id, out->timeout_usec);
@@ -624,6 +625,10 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 		log_warning("Error event for %s in unknown slot %s; ignored.", e->dev, e->pe);
 		return;
 	}
+	/* act on the PE the error was detected in: if it changed since (a
+	 * card swapped), the shim refuses our commands with ESTALE */
+	if (s->op_id == 0 && e->pe_id)
+		s->pe_id = e->pe_id;
 
 	d = manager_find_device(m, e->dev);
 	if (d && recovery_busy(s) && e->error_gen != 0 &&
@@ -688,6 +693,9 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 
 	if (!s)
 		return;
+	/* the PE as the operation left it: what the next command names */
+	if (s->op_id == d->op_id && d->pe_id)
+		s->pe_id = d->pe_id;
 	if (s->op_id == 0 || s->op_id != d->op_id) {
 		if (s->op_id == 0 && !recovery_busy(s)) {
 			/* someone else's operation (a pcierrd before a
@@ -876,7 +884,7 @@ void recovery_resync_slot(struct slot *s)
 	}
 	if (s->state == PCIERR_PE_STATE_REMOVED) {
 		log_notice("Slot %s was left hot-unplugged; rescanning.", s->addr);
-		r = pcierr_rescan(m->kernel, s->addr, &op_id);
+		r = pcierr_rescan(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
 			log_error_errno(r, "Slot %s: rescan failed: %m", s->addr);
 			return;
@@ -966,7 +974,7 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 		return -EINVAL;
 	}
 	/* cut the slot off as for an error, then recover it by a reset */
-	r = pcierr_inject(m->kernel, d->addr, PCIERR_STATE_FROZEN, 0, &seq);
+	r = pcierr_inject(m->kernel, d->addr, s->pe_id, PCIERR_STATE_FROZEN, 0, &seq);
 	if (r < 0) {
 		const char *why = pcierr_last_error_message(m->kernel);
 
@@ -1028,7 +1036,7 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 			snprintf(msg, msg_size, "The kernel shim is not loaded (modprobe pcierr_shim)");
 			return -ENOTCONN;
 		}
-		r = pcierr_enable(m->kernel, s->addr, &op_id);
+		r = pcierr_enable(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
 			const char *why = pcierr_last_error_message(m->kernel);
 
