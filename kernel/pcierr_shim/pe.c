@@ -376,6 +376,7 @@ static void pcierr_pe_unlink_locked(struct pcierr_pe *pe)
 		WRITE_ONCE(dev->removed, true);
 		list_del_init(&dev->pe_node);
 		hash_del_rcu(&dev->hnode);
+		pcierr_rpm_put(dev);	/* a frozen device at unload */
 		pcierr_dev_put(dev);
 	}
 	list_del_init(&pe->node);
