@@ -921,6 +921,18 @@ static int on_timeout(struct ctx *c)
 	case PCIERR_PHASE_WAIT_UDEV:
 		/* the bound of a wait: go on */
 		return on_wait_done(c);
+	case PCIERR_PHASE_KERNEL:
+		/* the kernel's AER recovery never said how it ended (a lost
+		 * uevent): as if it failed, pcierr's own fallback (H1) */
+		if (apply_pending(c))
+			return 0;
+		if (!c->pe_settings.recover) {
+			*c->rec = PCIERR_RECOVERY_INIT;
+			return nothing(c, PCIERR_REASON_RECOVER_OFF);
+		}
+		c->rec->mode = PCIERR_MODE_FULL_HOTPLUG;
+		c->rec->escalate = false;
+		return remove_devices(c);
 	default:
 		if (c->rec->stuck)
 			return nothing(c, PCIERR_REASON_WAITING);

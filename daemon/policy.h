@@ -65,7 +65,11 @@
  * overtaken: the shim allows one per PE).
  *
  * A step that does not complete within StepTimeoutSec makes the PE STUCK
- * (reported once); its late completion resumes the recovery.
+ * (reported once); its late completion resumes the recovery. (The daemon
+ * asks the kernel then: an operation the shim no longer runs comes back
+ * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) A timeout in phase
+ * KERNEL (the kernel's AER never said how it ended) is taken as
+ * FAILED: the full hotplug fallback.
  *
  * First decisions on a freeze of an idle PE, in this order: perm_failure on
  * an empty slot (or a PE without devices) -> NOTHING(false alarm), not
