@@ -976,9 +976,11 @@ int manager_start(struct manager *m, bool use_bus)
 			return log_error_errno(r, "Failed to register the D-Bus objects: %m");
 	}
 
-	r = udev_source_start(m);
-	if (r < 0)
-		return r;
+	if (!m->no_udev) {
+		r = udev_source_start(m);
+		if (r < 0)
+			return r;
+	}
 
 	/* the shim may be missing: pcierrd serves and waits for it. The
 	 * first resync is quiet: no InterfacesAdded before the name is

@@ -168,6 +168,7 @@ struct manager {
 	size_t n_slots, slots_cap;
 	struct addrmap slot_map;	/* addr -> struct slot * */
 	struct addrmap device_map;	/* addr -> struct device * */
+	bool no_udev;			/* tests: no udev monitor */
 	bool quiet;			/* the start: no InterfacesAdded before
 					 * the name is ours */
 

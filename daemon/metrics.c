@@ -65,22 +65,45 @@ static bool label_ok(const char *s, bool required)
 	       PCIERR_METRICS_LABEL_MAX;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* 0 when no address comes twice: sorted, then neighbours compared
+ * (O(n log n); review M1 found the pairwise check quadratic) */
+static int unique(const char **a, size_t n)
+{
+	qsort(a, n, sizeof(*a), cmp_str);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(a[i - 1], a[i]))
+			return -EINVAL;
+	return 0;
+}
+
 int pcierr_metrics_validate(const struct pcierr_metrics *m)
 {
+	_cleanup_free_ const char **addrs = NULL;
+	int r;
+
 	if (!m)
 		return -EINVAL;
 	if ((m->n_devices && !m->devices) || (m->n_pes && !m->pes))
 		return -EINVAL;
 
+	addrs = calloc(MAX(m->n_devices, m->n_pes) + 1, sizeof(*addrs));
+	if (!addrs)
+		return -ENOMEM;
 	for (size_t i = 0; i < m->n_devices; i++) {
 		const struct pcierr_metrics_device *d = &m->devices[i];
 
 		if (!label_ok(d->address, true) || !label_ok(d->driver, false))
 			return -EINVAL;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m->devices[j].address, d->address))
-				return -EINVAL;
+		addrs[i] = d->address;
 	}
+	r = unique(addrs, m->n_devices);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < m->n_pes; i++) {
 		const struct pcierr_metrics_pe *p = &m->pes[i];
 
@@ -89,11 +112,9 @@ int pcierr_metrics_validate(const struct pcierr_metrics *m)
 		if (p->state < PCIERR_PE_STATE_NORMAL ||
 		    p->state > PCIERR_PE_STATE_MAX)
 			return -EINVAL;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m->pes[j].address, p->address))
-				return -EINVAL;
+		addrs[i] = p->address;
 	}
-	return 0;
+	return unique(addrs, m->n_pes);
 }
 
 /* A label value, escaped per the exposition format: \\ \" \n */
@@ -255,10 +276,10 @@ int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
 	r = pcierr_metrics_format(m, f);
 	if (r < 0)
 		goto fail;
-	if (fsync(fd) < 0) {
-		r = negative_errno();
-		goto fail;
-	}
+	/* no fsync: the textfile is rewritten on every change and
+	 * node_exporter reads it whole after a rename; a crash loses at most
+	 * the newest figures, and a frozen disk never holds pcierrd up
+	 * (review H2) */
 	r = fclose(TAKE_PTR(f));
 	if (r != 0) {
 		r = negative_errno();
@@ -269,18 +290,6 @@ int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
 		goto fail;
 	}
 
-	/* make the rename durable; the new file is in place either way */
-	{
-		_cleanup_free_ char *dir = NULL;
-		_cleanup_close_ int dfd = -1;
-
-		dir = dirlen ? strndup(path, dirlen) : strdup(".");
-		if (dir) {
-			dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (dfd >= 0)
-				(void) fsync(dfd);
-		}
-	}
 	return 0;
 
 fail:

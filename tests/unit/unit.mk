@@ -8,7 +8,8 @@
 #   make unit-valgrind    the same under valgrind --leak-check=full
 
 UNIT_DIR   := tests/unit
-UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c $(sort $(wildcard $(UNIT_DIR)/cksuite-*.c))
+UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
+	$(filter-out $(UNIT_DIR)/cksuite-manager.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
 # (the bus layer's: cksuite-bus.c fakes the manager_*() it calls; manager.c
 # is never linked here)
@@ -60,11 +61,30 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS)
 
-unit-check: $(UNIT_BIN)
+# The second runner: pcierrd's glue against the fake kernel side
+# (cksuite-manager.c, fake-kernel.c); the manager_*() there are the real
+# ones, which cksuite-bus.c in check-all stands in for.
+DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
+DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
+	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c daemon/log.c \
+	daemon/kernel-ops.c daemon/addrmap.c daemon/state-writer.c
+DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
+	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
+	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS))
+$(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
+
+$(DAEMON_UNIT_BIN): $(DAEMON_UNIT_OBJS) $(LIBPCIERR_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $(DAEMON_UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) \
+		$(SQLITE_LIBS) $(SYSTEMD_LIBS) $(shell $(PKG_CONFIG) --libs libudev libpci) -pthread
+
+unit-check: $(UNIT_BIN) $(DAEMON_UNIT_BIN)
 	$(UNIT_BIN)
+	$(DAEMON_UNIT_BIN)
 
 # no fork: valgrind then follows every test in one process
-unit-valgrind: $(UNIT_BIN)
+unit-valgrind: $(UNIT_BIN) $(DAEMON_UNIT_BIN)
 	CK_FORK=no $(VALGRIND) $(VALGRIND_FLAGS) $(UNIT_BIN)
+	CK_FORK=no CK_RUN_CASE=fake-kernel $(VALGRIND) $(VALGRIND_FLAGS) $(DAEMON_UNIT_BIN)
 
--include $(UNIT_OBJS:.o=.d)
+-include $(UNIT_OBJS:.o=.d) $(DAEMON_UNIT_OBJS:.o=.d)
