@@ -5,11 +5,13 @@
  * whole tree (manager, object manager, slots, devices) on the bus.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus.h"
+#include "state-writer.h"
 #include "bus-util.h"
 
 #ifndef PCIERR_VERSION
@@ -170,14 +172,14 @@ static int reply_object_of(sd_bus_message *message, struct manager *m, bool slot
 		struct slot *s = manager_find_slot_for(m, norm);
 
 		if (!s)
-			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+			return sd_bus_error_setf(error, PCIERR_BUS_ERROR_NO_SUCH_DEVICE,
 						 "No PCI slot or device '%s'", norm);
 		p = bus_slot_object_path(s, &tmp);
 	} else {
 		struct device *d = manager_find_device(m, norm);
 
 		if (!d)
-			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+			return sd_bus_error_setf(error, PCIERR_BUS_ERROR_NO_SUCH_DEVICE,
 						 "No PCI device '%s'", norm);
 		p = bus_device_object_path(d, &tmp);
 	}
@@ -259,6 +261,17 @@ static int method_get_history(sd_bus_message *message, void *userdata,
 	r = sd_bus_message_read(message, "tsu", &since, &addr, &limit);
 	if (r < 0)
 		return r;
+	if (since > (uint64_t)INT64_MAX)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid since_usec %" PRIu64 ": at most %" PRId64,
+					 since, INT64_MAX);
+	/* bounded: any local user may ask (review M6) */
+	if (limit == 0)
+		limit = PCIERR_BUS_HISTORY_DEFAULT;
+	limit = MIN(limit, PCIERR_BUS_HISTORY_MAX);
+	if (m->writer)
+		/* what is queued shows, unless the disk hangs */
+		(void)state_writer_flush(m->writer, 250 * 1000);
 	if (!bus_isempty(addr)) {
 		r = bus_parse_address(addr, norm, error);
 		if (r < 0)

@@ -149,7 +149,13 @@ static int device_update(struct manager *m, struct device *d,
 	if (r < 0)
 		return r;
 	if (strcmp(key, d->key) != 0) {
-		/* another card in this place: its own history */
+		/* another card in this place: its own history; and its own
+		 * object: the old one's CONST ids are not rewritten under a
+		 * client (review M9) */
+		if (d->key[0] && d->announced && !m->quiet && d->slot->announced) {
+			bus_device_removed(d);
+			d->announced = false;
+		}
 		snprintf(d->key, sizeof(d->key), "%s", key);
 		device_load_history(m, d);
 		*changed = true;
@@ -864,6 +870,8 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 	d->history.count = 0;
 	d->history.first_usec = 0;
 	d->history.last_usec = 0;
+	if (m->writer)
+		(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
 	log_info("Freeze count of %s cleared.", d->addr);
 	bus_device_changed(d);
 	manager_schedule_metrics(m);

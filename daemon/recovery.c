@@ -1343,6 +1343,10 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 		bus_device_changed(d);
 	}
 
+	/* the card comes back soon and its record is read again: what was
+	 * just queued is written first (an admin's call; bounded) */
+	if (m->writer && state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC) < 0)
+		log_warning("Slot %s: the state store is slow; the enabling is written later.", s->addr);
 	if (kernel) {
 		s->outside_policy = true;
 		started(s, PCIERR_CMD_ENABLE, op_id,

@@ -2,6 +2,7 @@
 /* pcierrd: the state writer thread (state-writer.h) */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -210,7 +211,16 @@ int state_writer_new(const char *path, uint64_t history_max,
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->done, NULL);
-	r = -pthread_create(&w->thread, NULL, worker, w);
+	{
+		/* the worker takes no signal: SIGTERM, SIGHUP ... are the
+		 * loop's (sd-event blocks them in its thread only) */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		r = -pthread_create(&w->thread, NULL, worker, w);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	if (r < 0) {
 		pcierr_state_close(w->db);
 		pthread_mutex_destroy(&w->lock);

@@ -16,7 +16,7 @@ UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
-	daemon/bus-util.c
+	daemon/bus-util.c daemon/state-writer.c daemon/log.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
 UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
@@ -59,15 +59,15 @@ $(BUILD)/$(UNIT_DIR)/pcierrctl/%.o: tools/pcierrctl/%.c
 
 $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS) -pthread
 
 # The second runner: pcierrd's glue against the fake kernel side
 # (cksuite-manager.c, fake-kernel.c); the manager_*() there are the real
 # ones, which cksuite-bus.c in check-all stands in for.
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
 DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
-	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c daemon/log.c \
-	daemon/kernel-ops.c daemon/addrmap.c daemon/state-writer.c
+	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c \
+	daemon/kernel-ops.c daemon/addrmap.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
 	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS))
