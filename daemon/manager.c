@@ -37,6 +37,15 @@ pcierr_usec_t now_realtime_usec(void)
 	       (pcierr_usec_t)ts.tv_nsec / 1000;
 }
 
+pcierr_usec_t now_boottime_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC +
+	       (pcierr_usec_t)ts.tv_nsec / 1000;
+}
+
 pcierr_usec_t now_monotonic_usec(void)
 {
 	struct timespec ts;

@@ -238,5 +238,7 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 /* Wall clock and monotonic clock, in µs */
 pcierr_usec_t now_realtime_usec(void);
 pcierr_usec_t now_monotonic_usec(void);
+/* durations of recoveries (it counts a suspend too, L4) */
+pcierr_usec_t now_boottime_usec(void);
 
 #endif /* PCIERRD_MANAGER_H */

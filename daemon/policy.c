@@ -366,8 +366,14 @@ static int done(struct ctx *c, bool recovered, enum pcierr_policy_reason reason)
 	o->action = PCIERR_ACTION_DONE;
 	o->recovered = recovered;
 	o->reason = reason;
-	o->duration_usec = c->ev->now > c->rec->started_usec ?
-		c->ev->now - c->rec->started_usec : 0;
+	/* on the monotonic clock when the caller gives it (L4): a wall
+	 * clock step mid-recovery does not bend the duration */
+	if (c->ev->mono && c->rec->started_mono)
+		o->duration_usec = c->ev->mono > c->rec->started_mono ?
+			c->ev->mono - c->rec->started_mono : 0;
+	else
+		o->duration_usec = c->ev->now > c->rec->started_usec ?
+			c->ev->now - c->rec->started_usec : 0;
 	if (reason == PCIERR_REASON_RECOVERED)
 		snprintf(o->message, sizeof(o->message), "recovered");
 	else if (reason == PCIERR_REASON_GONE)
@@ -555,6 +561,7 @@ static int begin_admin(struct ctx *c)
 
 	*c->rec = PCIERR_RECOVERY_INIT;
 	c->rec->started_usec = c->ev->now;
+	c->rec->started_mono = c->ev->mono;
 	if (any_identity_disabled(c->pe, &which))
 		return disable_identity_disabled(c, which);
 	c->rec->reset_requested = true;
@@ -580,6 +587,7 @@ static int begin(struct ctx *c, bool kernel)
 
 	*c->rec = PCIERR_RECOVERY_INIT;
 	c->rec->started_usec = ev->now;
+	c->rec->started_mono = ev->mono;
 	exceeded = record_freezes(c, c->pe_settings.recover,
 				  kind != PCIERR_FREEZE_COUNTED);
 

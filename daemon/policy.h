@@ -203,6 +203,9 @@ struct pcierr_policy_event {
 	/* when it happened, on the clock of the freeze records (wall clock
 	 * recommended: the records survive reboots) */
 	pcierr_usec_t now;
+	/* the same moment on a monotonic clock (CLOCK_BOOTTIME recommended),
+	 * for durations; 0: durations from now */
+	pcierr_usec_t mono;
 
 	/* FREEZE, AER: the device named, NULL/"" for the whole PE */
 	const char *device;
@@ -336,6 +339,7 @@ struct pcierr_recovery {
 						 * this; UNSPEC: the smallest */
 	unsigned int freezes;		/* freezes counted in this recovery */
 	pcierr_usec_t started_usec;
+	pcierr_usec_t started_mono;	/* ev->mono then; 0: none */
 	char message[256];		/* words for pending_disable */
 };
 

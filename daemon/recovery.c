@@ -121,6 +121,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_TIMEOUT,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 	};
 
 	s->timer = sd_event_source_unref(s->timer);
@@ -287,6 +288,7 @@ static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step s
 	next->ev = (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_OP_DONE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.op = op,
 		.step = step,
 		.error = error,
@@ -537,6 +539,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			next->ev = (struct pcierr_policy_event) {
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
 				.now = now_realtime_usec(),
+				.mono = now_boottime_usec(),
 			};
 			log_info("Slot %s: wait_udev: ok (0 ms, udev was done already)", s->addr);
 			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok", 0);
@@ -761,6 +764,7 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_FREEZE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.device = e->dev,
 		.state = e->state,
 		.time_unavail_ms = e->time_unavail_ms,
@@ -943,6 +947,7 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 	ev = (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_OP_DONE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.op = d->op,
 		.step = d->step,
 		.error = d->error ? -(int)d->error : s->remove_error,
@@ -1003,6 +1008,7 @@ static void check_op(struct slot *s)
 		struct pcierr_policy_event ev = {
 			.type = PCIERR_POLICY_EV_TIMEOUT,
 			.now = now_realtime_usec(),
+			.mono = now_boottime_usec(),
 		};
 
 		feed(s, &ev);	/* STUCK, reported once */
@@ -1075,6 +1081,7 @@ void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_AER,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.aer = u->aer,
 	};
 	struct aer_news news = { .u = u };
@@ -1114,6 +1121,7 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 			struct pcierr_policy_event ev = {
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
 				.now = now_realtime_usec(),
+				.mono = now_boottime_usec(),
 			};
 			pcierr_usec_t took = now_monotonic_usec() - s->step_started_mono;
 
@@ -1135,6 +1143,7 @@ void recovery_resync_slot(struct slot *s)
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_FREEZE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.state = PCIERR_STATE_FROZEN,
 		.freeze_kind = PCIERR_FREEZE_COUNTED,
 	};
