@@ -6,6 +6,8 @@
  * shim missing at start is looked for again every second).
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 
 #include "bus.h"
@@ -16,6 +18,31 @@
 #define KERNEL_RETRY_USEC	(1 * PCIERR_USEC_PER_SEC)
 
 static int kernel_connect(struct manager *m);
+
+/*
+ * A test hook (tests/vm/scenarios/19-pcierrd-lost-op-done.sh): with
+ * PCIERRD_TEST_DROP_OP_DONE=STEP in the environment (a REPORT step such as
+ * error_detected, or a command such as reset), the first OP_DONE of that
+ * step is dropped as if the socket had overrun, so that the step timeout
+ * path (H1) runs against the real shim. Logged; never set in production.
+ */
+static const char *test_drop_op_done;
+
+static bool test_drop(const struct pcierr_op_done *d)
+{
+	const char *name;
+
+	if (!test_drop_op_done)
+		return false;
+	name = d->op == PCIERR_CMD_REPORT ? pcierr_step_to_string(d->step) :
+	       pcierr_op_to_string(d->op);
+	if (!name || strcmp(name, test_drop_op_done) != 0)
+		return false;
+	log_notice("Test hook PCIERRD_TEST_DROP_OP_DONE: dropping the OP_DONE of %s on %s.",
+		   name, d->pe);
+	test_drop_op_done = NULL;	/* once */
+	return true;
+}
 
 static void count_lost(struct manager *m, uint64_t lost, const char *why)
 {
@@ -41,6 +68,8 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 		bus_manager_changed(m);
 		break;
 	case PCIERR_NOTIFY_OP_DONE:
+		if (test_drop(&n->op_done))
+			break;
 		recovery_on_op_done(m, &n->op_done);
 		break;
 	case PCIERR_NOTIFY_OVERFLOW:
@@ -170,7 +199,12 @@ static int kernel_connect(struct manager *m)
 
 int kernel_source_start(struct manager *m)
 {
-	int r = kernel_connect(m);
+	int r;
+
+	test_drop_op_done = getenv("PCIERRD_TEST_DROP_OP_DONE");
+	if (test_drop_op_done && !*test_drop_op_done)
+		test_drop_op_done = NULL;
+	r = kernel_connect(m);
 
 	if (r == 0)
 		log_warning("The kernel shim is not loaded (modprobe pcierr_shim); waiting for it.");
