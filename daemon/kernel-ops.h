@@ -29,19 +29,20 @@ struct kernel_ops {
 	int (*pe_get_by_device)(struct pcierr_ctx *ctx, const char *dev, struct pcierr_pe *ret);
 	int (*stats_get)(struct pcierr_ctx *ctx, struct pcierr_stats *ret);
 
-	int (*inject)(struct pcierr_ctx *ctx, const char *dev, enum pcierr_channel_state state,
-		      uint32_t time_unavail_ms, uint64_t *ret_seq);
-	int (*report)(struct pcierr_ctx *ctx, const char *pe, enum pcierr_step step,
+	/* ABI v2: every mutating command names the PE id last seen */
+	int (*inject)(struct pcierr_ctx *ctx, const char *dev, uint64_t pe_id,
+		      enum pcierr_channel_state state, uint32_t time_unavail_ms, uint64_t *ret_seq);
+	int (*report)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, enum pcierr_step step,
 		      enum pcierr_channel_state state, uint64_t *ret_op_id);
-	int (*enable_io)(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
-	int (*reset)(struct pcierr_ctx *ctx, const char *pe, enum pcierr_reset_type type,
-		     uint64_t *ret_op_id);
-	int (*remove)(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
-	int (*remove_device)(struct pcierr_ctx *ctx, const char *pe, const char *dev,
+	int (*enable_io)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
+	int (*reset)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+		     enum pcierr_reset_type type, uint64_t *ret_op_id);
+	int (*remove)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
+	int (*remove_device)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, const char *dev,
 			     uint64_t *ret_op_id);
-	int (*rescan)(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
-	int (*disable)(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
-	int (*enable)(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
+	int (*rescan)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
+	int (*disable)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
+	int (*enable)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 };
 
 /* libpcierr: the real shim over generic netlink */

@@ -348,6 +348,7 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	s->flags = pe->flags;
 	s->reset_types = pe->reset_types;
 	s->generation = pe->generation;
+	s->pe_id = pe->id;
 	if (slot_changed && !m->quiet && s->announced)
 		bus_slot_changed(s);
 	return 0;
@@ -806,7 +807,7 @@ int manager_inject(struct manager *m, const char *addr,
 		    d->slot->addr, d->slot->addr);
 		return -EINVAL;
 	}
-	r = m->kops->inject(m->kernel, d->addr, state, time_unavail_ms, ret_seq);
+	r = m->kops->inject(m->kernel, d->addr, d->slot->pe_id, state, time_unavail_ms, ret_seq);
 	if (r < 0)
 		return kernel_error(m, r, msg, msg_size);
 	log_info("Injected a %s error on %s (seq %llu).", pcierr_state_to_string(state),

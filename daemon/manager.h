@@ -85,6 +85,8 @@ struct slot {
 	uint32_t flags;			/* PCIERR_PE_F_* */
 	uint32_t reset_types;
 	uint32_t generation;
+	uint64_t pe_id;			/* the shim's PE id last seen: named in
+					 * every command (ESTALE if it changed) */
 
 	struct device **devices;	/* in bus order */
 	size_t n_devices;

@@ -314,7 +314,7 @@ static void started(struct slot *s, enum pcierr_cmd op, uint64_t op_id,
 
 static int issue_remove_next(struct slot *s, uint64_t *op_id)
 {
-	return s->manager->kops->remove_device(s->manager->kernel, s->addr,
+	return s->manager->kops->remove_device(s->manager->kernel, s->addr, s->pe_id,
 					       s->remove_queue[0], op_id);
 }
 
@@ -348,7 +348,7 @@ static void do_remove(struct slot *s, const struct pcierr_policy_output *out,
 		for (size_t i = 0; i < s->n_devices; i++)
 			if (!is_head(s, s->devices[i]))
 				add_udev_pending(s, s->devices[i]->addr);
-		r = m->kops->remove(m->kernel, s->addr, &op_id);
+		r = m->kops->remove(m->kernel, s->addr, s->pe_id, &op_id);
 	} else {
 		s->remove_queue = calloc(out->n_devices ? out->n_devices : 1,
 					 sizeof(*s->remove_queue));
@@ -515,17 +515,17 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_REPORT:
-		r = k ? ko->report(k, s->addr, out->step, out->state, &op_id) : -ENOTCONN;
+		r = k ? ko->report(k, s->addr, s->pe_id, out->step, out->state, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_REPORT, out->step, r, next);
 		return started_step(s, PCIERR_CMD_REPORT, out->step, op_id, out->timeout_usec);
 	case PCIERR_ACTION_ENABLE_IO:
-		r = k ? ko->enable_io(k, s->addr, &op_id) : -ENOTCONN;
+		r = k ? ko->enable_io(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_ENABLE_IO, 0, r, next);
 		return started(s, PCIERR_CMD_ENABLE_IO, op_id, out->timeout_usec);
 	case PCIERR_ACTION_RESET:
-		r = k ? ko->reset(k, s->addr, out->reset_type, &op_id) : -ENOTCONN;
+		r = k ? ko->reset(k, s->addr, s->pe_id, out->reset_type, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_RESET, 0, r, next);
 		return started(s, PCIERR_CMD_RESET, op_id, out->timeout_usec);
@@ -557,7 +557,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_RESCAN:
-		r = k ? ko->rescan(k, s->addr, &op_id) : -ENOTCONN;
+		r = k ? ko->rescan(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_RESCAN, 0, r, next);
 		return started(s, PCIERR_CMD_RESCAN, op_id, out->timeout_usec);
@@ -565,7 +565,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		/* the devices are gone once it is done: name one now */
 		snprintf(s->disabled_device, sizeof(s->disabled_device), "%s",
 			 first_disabled_device(s));
-		r = k ? ko->disable(k, s->addr, &op_id) : -ENOTCONN;
+		r = k ? ko->disable(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		log_warning("Slot %s: disabling: %s", s->addr,
 			    out->message[0] ? out->message : pcierr_policy_reason_to_string(out->reason));
 		if (r < 0)
@@ -783,6 +783,10 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 		log_warning("Error event for %s in unknown slot %s; ignored.", e->dev, e->pe);
 		return;
 	}
+	/* act on the PE the error was detected in: if it changed since (a
+	 * card swapped), the shim refuses our commands with ESTALE */
+	if (s->op_id == 0 && e->pe_id)
+		s->pe_id = e->pe_id;
 
 	d = manager_find_device(m, e->dev);
 	/* an administrator's Reset first: its event is never a duplicate
@@ -878,6 +882,9 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 
 	if (!s)
 		return;
+	/* the PE as the operation left it: what the next command names */
+	if (s->op_id == d->op_id && d->pe_id)
+		s->pe_id = d->pe_id;
 	if (s->op_id == 0 || s->op_id != d->op_id) {
 		if (s->op_id == 0 && !recovery_busy(s)) {
 			/* someone else's operation (a pcierrd before a
@@ -976,31 +983,57 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 static void check_op(struct slot *s)
 {
 	struct manager *m = s->manager;
+	_cleanup_free_ struct pcierr_dev_result *results = NULL;
 	struct pcierr_pe pe = { 0 };
+	struct pcierr_op_done d = {
+		.op_id = s->op_id,
+		.op = s->op,
+		.step = s->op_step,
+		.error = ETIMEDOUT,
+	};
 	pcierr_usec_t again;
-	bool busy = true;
+	bool busy = true, known = false;
 	int r = -ENOTCONN;
 
 	if (m->kernel && m->kernel_connected)
 		r = m->kops->pe_get(m->kernel, s->addr, &pe);
-	if (r == -ENODEV || (r >= 0 && !(pe.flags & PCIERR_PE_F_BUSY)))
+	if (r == -ENODEV)
+		busy = false;
+	else if (r >= 0 && pe.last_op.op_id == s->op_id) {
+		/* ABI v2: the shim says how our operation ended */
+		busy = !pe.last_op.done;
+		if (pe.last_op.done) {
+			known = true;
+			d.error = pe.last_op.error;
+			d.result = pe.last_op.result;
+			d.duration_ns = pe.last_op.duration_ns;
+			d.pe_state = pe.last_op.pe_state;
+			d.pe_id = pe.id;
+			/* the merged answer stands for each device's */
+			if (d.op == PCIERR_CMD_REPORT && pe.n_devices > 0) {
+				results = calloc(pe.n_devices, sizeof(*results));
+				for (size_t i = 0; results && i < pe.n_devices; i++) {
+					snprintf(results[i].addr, sizeof(results[i].addr), "%s",
+						 pe.devices[i].addr);
+					results[i].result = d.result;
+				}
+				d.results = results;
+				d.n_results = results ? pe.n_devices : 0;
+			}
+		}
+	} else if (r >= 0 && !(pe.flags & PCIERR_PE_F_BUSY))
 		busy = false;
 	pcierr_pe_clear(&pe);
 
 	if (!busy) {
-		struct pcierr_op_done d = {
-			.op_id = s->op_id,
-			.op = s->op,
-			.step = s->op_step,
-			.error = ETIMEDOUT,
-			.duration_ns = (now_monotonic_usec() - s->step_started_mono) * 1000,
-		};
-
 		snprintf(d.pe, sizeof(d.pe), "%s", s->addr);
+		if (!known)
+			d.duration_ns = (now_monotonic_usec() - s->step_started_mono) * 1000;
 		log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
-			   "Slot %s: the shim finished %s but its completion never came; going on as if it failed.",
-			   s->addr, step_name(&d));
-		op_done(m, &d, true);
+			   "Slot %s: the shim finished %s but its completion never came; %s.",
+			   s->addr, step_name(&d), known ? "going on with the result the shim kept" :
+			   "going on as if it failed");
+		op_done(m, &d, !known);
 		return;
 	}
 
@@ -1168,7 +1201,7 @@ void recovery_resync_slot(struct slot *s)
 	}
 	if (s->state == PCIERR_PE_STATE_REMOVED) {
 		log_notice("Slot %s was left hot-unplugged; rescanning.", s->addr);
-		r = m->kops->rescan(m->kernel, s->addr, &op_id);
+		r = m->kops->rescan(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
 			log_error_errno(r, "Slot %s: rescan failed: %m", s->addr);
 			return;
@@ -1258,7 +1291,7 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 		return -EINVAL;
 	}
 	/* cut the slot off as for an error, then recover it by a reset */
-	r = m->kops->inject(m->kernel, d->addr, PCIERR_STATE_FROZEN, 0, &seq);
+	r = m->kops->inject(m->kernel, d->addr, s->pe_id, PCIERR_STATE_FROZEN, 0, &seq);
 	if (r < 0) {
 		const char *why = m->kops->last_error_message(m->kernel);
 
@@ -1315,7 +1348,7 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 			snprintf(msg, msg_size, "The kernel shim is not loaded (modprobe pcierr_shim)");
 			return -ENOTCONN;
 		}
-		r = m->kops->enable(m->kernel, s->addr, &op_id);
+		r = m->kops->enable(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
 			const char *why = m->kops->last_error_message(m->kernel);
 

@@ -31,6 +31,7 @@ struct pcierr_ev {
 	u64 ts;
 	struct pci_dev *pdev;	/* EVENT: reference */
 	char pe[PCIERR_ADDR_MAX];
+	u64 pe_id;
 	char dev[PCIERR_ADDR_MAX];
 	pci_channel_state_t state;
 	u32 time_unavail_ms;
@@ -63,7 +64,7 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 	struct pcierr_pe *pe = dev->pe;
 	struct pcierr_ev *ev, *tail;
 	unsigned long flags;
-	u64 seq, ts;
+	u64 seq, ts, pe_id;
 	u32 gen;
 
 	if (READ_ONCE(pcierr_exiting))
@@ -87,6 +88,7 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		pe->state = PCIERR_PE_STATE_FROZEN;
 	pe->freeze_req++;
 	pe->loop_checks = 0;
+	pe_id = pe->id;
 	spin_unlock_irqrestore(&pe->lock, flags);
 	pcierr_stat_inc(PCIERR_STAT_FREEZES);
 
@@ -103,6 +105,7 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		ev->ts = ts;
 		ev->pdev = pci_dev_get(dev->pdev);
 		memcpy(ev->pe, pe->name, sizeof(ev->pe));
+		ev->pe_id = pe_id;
 		memcpy(ev->dev, dev->name, sizeof(ev->dev));
 		ev->state = state;
 		ev->time_unavail_ms = time_unavail_ms;
@@ -150,6 +153,7 @@ static void pcierr_event_deliver(struct pcierr_ev *ev)
 
 	info.pdev = ev->pdev;
 	info.pe = ev->pe;
+	info.pe_id = ev->pe_id;
 	info.device = ev->dev;
 	info.state = ev->state;
 	info.time_unavail_ms = ev->time_unavail_ms;

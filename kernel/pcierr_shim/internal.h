@@ -29,6 +29,18 @@
 #define PCIERR_DISABLED_OVERRIDE	"pcierr-disabled"
 #define PCIERR_LOOP_CHECKS		10000
 
+/* The last operation of a PE, for GET_PE's PCIERR_A_LAST_OP (D18). */
+struct pcierr_op_status {
+	u64 id;				/* 0: none yet */
+	u8 cmd;				/* enum pcierr_cmd */
+	bool done;
+	u32 step;			/* REPORT */
+	u32 merged;			/* REPORT, once done */
+	int err;			/* once done: 0 or negative errno */
+	u64 duration_ns;
+	u32 pe_state;			/* once done */
+};
+
 struct pcierr_pe {
 	struct list_head node;		/* pcierr_pes; topo_lock */
 	struct list_head devs;		/* pcierr_dev.pe_node; topo_lock */
@@ -45,6 +57,8 @@ struct pcierr_pe {
 	struct mutex freeze_lock;	/* hardware freeze writes */
 
 	spinlock_t lock;		/* everything below */
+	u64 id;				/* PCIERR_A_PE_ID; also topo_lock */
+	struct pcierr_op_status last_op;
 	enum pcierr_pe_state state;
 	bool busy;
 	bool disabled;
@@ -100,6 +114,7 @@ struct pcierr_op {
 	u32 merged;			/* REPORT */
 	int err;			/* 0 or negative errno */
 	u32 pe_state;
+	u64 pe_id;			/* after the operation */
 	u64 duration_ns;
 };
 
@@ -118,6 +133,7 @@ static inline void pcierr_stat_inc(enum pcierr_stat s)
 extern struct mutex pcierr_topo_lock;
 extern struct list_head pcierr_pes;
 u32 pcierr_topo_gen(void);
+u64 pcierr_pe_id(struct pcierr_pe *pe);
 int pcierr_pe_init(void);
 void pcierr_pe_quiesce(void);
 void pcierr_pe_exit(void);
@@ -174,7 +190,8 @@ int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);
 void pcierr_watch_fn(struct work_struct *work);
 
 /* op.c */
-int pcierr_op_submit(struct pcierr_pe *pe, struct pcierr_op *op, u64 *id);
+int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
+void pcierr_op_start(struct pcierr_op *op);
 int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);
 void pcierr_op_add_result(struct pcierr_op *op, const char *name, u32 res);
 

@@ -13,23 +13,16 @@
 
 #include "internal.h"
 
-#define PCIERR_WATCH_MIN_MS	10
-#define PCIERR_WATCH_MAX_MS	3600000
-
 static DECLARE_RWSEM(pcierr_nl_sem);
 static bool pcierr_nl_up;		/* pcierr_nl_sem */
 
-static const struct nla_policy pcierr_policy[PCIERR_A_MAX + 1] = {
-	[PCIERR_A_PE] = { .type = NLA_NUL_STRING, .len = PCIERR_ADDR_MAX - 1 },
-	[PCIERR_A_DEVICE] = { .type = NLA_NUL_STRING,
-			      .len = PCIERR_ADDR_MAX - 1 },
-	/* enums: range-checked by hand, EINVAL (the policy would say ERANGE) */
-	[PCIERR_A_STATE] = { .type = NLA_U32 },
-	[PCIERR_A_TIME_UNAVAIL_MS] = { .type = NLA_U32 },
-	[PCIERR_A_STEP] = { .type = NLA_U32 },
-	[PCIERR_A_RESET_TYPE] = { .type = NLA_U32 },
-	[PCIERR_A_WATCH_INTERVAL_MS] = { .type = NLA_U32 },
-};
+static unsigned int test_dump_split;
+module_param(test_dump_split, uint, 0644);
+MODULE_PARM_DESC(test_dump_split,
+		 "for tests: at most this many devices per GET_PE dump message, 0 for as many as fit");
+
+/* ops->internal_flags: the command changes state (CAP_SYS_ADMIN) */
+#define PCIERR_NL_F_ADMIN	BIT(0)
 
 static struct genl_family pcierr_family;
 
@@ -40,7 +33,7 @@ static int pcierr_hex(const char **p, unsigned int min, unsigned int max,
 	int d;
 
 	*val = 0;
-	while ((d = hex_to_bin(**p)) >= 0 && n < max) {
+	while (n < max && (d = hex_to_bin(**p)) >= 0) {
 		*val = *val << 4 | d;
 		(*p)++;
 		n++;
@@ -48,52 +41,166 @@ static int pcierr_hex(const char **p, unsigned int min, unsigned int max,
 	return n >= min ? 0 : -EINVAL;
 }
 
-/* "DDDD:BB:DD.F": a domain of 4 to 8 hex digits, device <= 0x1f. */
-static bool pcierr_addr_valid(const char *s)
+/*
+ * "DDDD:BB:DD.F" in either case (a domain of 4 to 8 hex digits, device at
+ * most 0x1f, function at most 7), compared by value (D28): @canon, if not
+ * NULL, gets pci_name()'s lower-case form.
+ */
+static int pcierr_addr_parse(const char *s, char *canon)
 {
-	unsigned int v;
+	unsigned int dom, bus, dev, fn;
 
-	if (pcierr_hex(&s, 4, 8, &v) || *s++ != ':' ||
-	    pcierr_hex(&s, 2, 2, &v) || *s++ != ':' ||
-	    pcierr_hex(&s, 2, 2, &v) || v > 0x1f || *s++ != '.' ||
-	    *s < '0' || *s > '7')
-		return false;
-	return s[1] == '\0';
+	if (pcierr_hex(&s, 4, 8, &dom) || *s++ != ':' ||
+	    pcierr_hex(&s, 2, 2, &bus) || *s++ != ':' ||
+	    pcierr_hex(&s, 2, 2, &dev) || dev > 0x1f || *s++ != '.' ||
+	    pcierr_hex(&s, 1, 1, &fn) || fn > 7 || *s)
+		return -EINVAL;
+	if (canon)
+		snprintf(canon, PCIERR_ADDR_MAX, "%04x:%02x:%02x.%u",
+			 dom, bus, dev, fn);
+	return 0;
 }
 
-/* The address in attribute @type: NULL (and -EINVAL in @err) if bad. */
-static const char *pcierr_nl_addr(struct genl_info *info, int type, int *err)
+static int pcierr_nl_validate_addr(const struct nlattr *attr,
+				   struct netlink_ext_ack *extack)
 {
-	struct nlattr *attr = info->attrs[type];
-
-	if (!attr) {
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
-		NL_SET_ERR_MSG(info->extack, "missing address attribute");
-		*err = -EINVAL;
-		return NULL;
-	}
-	if (!pcierr_addr_valid(nla_data(attr))) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+	if (pcierr_addr_parse(nla_data(attr), NULL)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "malformed address: expected DDDD:BB:DD.F");
-		*err = -EINVAL;
-		return NULL;
-	}
-	return nla_data(attr);
-}
-
-/* An optional enum attribute in [@min, @max]; EINVAL otherwise. */
-static int pcierr_nl_enum(struct genl_info *info, int type, u32 min, u32 max,
-			  u32 *val)
-{
-	struct nlattr *attr = info->attrs[type];
-
-	if (!attr)
-		return 0;
-	*val = nla_get_u32(attr);
-	if (*val < min || *val > max) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr, "value out of range");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+#define PCIERR_POLICY_ADDR \
+	NLA_POLICY_VALIDATE_FN(NLA_NUL_STRING, pcierr_nl_validate_addr, \
+			       PCIERR_ADDR_MAX - 1)
+#define PCIERR_POLICY_PE_ID	NLA_POLICY_MIN(NLA_U64, 1)
+
+static const struct nla_policy pcierr_get_pe_policy[PCIERR_A_DEVICE + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_DEVICE] = PCIERR_POLICY_ADDR,
+};
+
+static const struct nla_policy pcierr_inject_policy[PCIERR_A_PE_ID + 1] = {
+	[PCIERR_A_DEVICE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+	[PCIERR_A_STATE] = NLA_POLICY_RANGE(NLA_U32, PCIERR_STATE_FROZEN,
+					    PCIERR_STATE_PERM_FAILURE),
+	[PCIERR_A_TIME_UNAVAIL_MS] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy pcierr_report_policy[PCIERR_A_PE_ID + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+	[PCIERR_A_STEP] = NLA_POLICY_RANGE(NLA_U32, PCIERR_STEP_ERROR_DETECTED,
+					   PCIERR_STEP_MAX),
+	[PCIERR_A_STATE] = NLA_POLICY_RANGE(NLA_U32, PCIERR_STATE_NORMAL,
+					    PCIERR_STATE_PERM_FAILURE),
+};
+
+static const struct nla_policy pcierr_reset_policy[PCIERR_A_PE_ID + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+	[PCIERR_A_RESET_TYPE] = NLA_POLICY_RANGE(NLA_U32, PCIERR_RESET_HOT,
+						 PCIERR_RESET_MAX),
+};
+
+static const struct nla_policy pcierr_remove_policy[PCIERR_A_PE_ID + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_DEVICE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+};
+
+/* ENABLE_IO, RESCAN, DISABLE, ENABLE */
+static const struct nla_policy pcierr_pe_op_policy[PCIERR_A_PE_ID + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+};
+
+/* beyond NLA_POLICY_RANGE()'s s16 bounds */
+static struct netlink_range_validation pcierr_watch_range = {
+	.min = PCIERR_WATCH_MIN_MS,
+	.max = PCIERR_WATCH_MAX_MS,
+};
+
+static const struct nla_policy pcierr_watch_policy[PCIERR_A_PE_ID + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+	[PCIERR_A_WATCH_INTERVAL_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &pcierr_watch_range),
+};
+
+/* Commands that change state need CAP_SYS_ADMIN (D5). */
+static int pcierr_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			      struct genl_info *info)
+{
+	if ((ops->internal_flags & PCIERR_NL_F_ADMIN) &&
+	    !netlink_capable(skb, CAP_SYS_ADMIN)) {
+		GENL_SET_ERR_MSG(info, "this command needs CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The canonical form of the (policy-checked) address in @type, or -EINVAL. */
+static int pcierr_nl_addr(struct genl_info *info, int type, char *canon)
+{
+	if (GENL_REQ_ATTR_CHECK(info, type))
+		return -EINVAL;
+	return pcierr_addr_parse(nla_data(info->attrs[type]), canon);
+}
+
+/* The PE named by PCIERR_A_PE, referenced; NULL and an errno if none. */
+static struct pcierr_pe *pcierr_nl_pe(struct genl_info *info, int *err)
+{
+	char name[PCIERR_ADDR_MAX];
+	struct pcierr_pe *pe;
+
+	*err = pcierr_nl_addr(info, PCIERR_A_PE, name);
+	if (*err)
+		return NULL;
+	pe = pcierr_pe_lookup(name);
+	if (!pe) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_PE],
+				    "no such PE");
+		*err = -ENODEV;
+	}
+	return pe;
+}
+
+/* The device named by PCIERR_A_DEVICE, referenced; NULL and an errno. */
+static struct pcierr_dev *pcierr_nl_dev(struct genl_info *info, int *err)
+{
+	char name[PCIERR_ADDR_MAX];
+	struct pcierr_dev *dev;
+
+	*err = pcierr_nl_addr(info, PCIERR_A_DEVICE, name);
+	if (*err)
+		return NULL;
+	dev = pcierr_dev_lookup(name);
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_DEVICE],
+				    "no such device");
+		*err = -ENODEV;
+	}
+	return dev;
+}
+
+static int pcierr_nl_stale(struct genl_info *info)
+{
+	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_PE_ID],
+			    "stale PE id: the PE changed, read it again");
+	return -ESTALE;
+}
+
+/* PCIERR_A_PE_ID is required and must be @pe's id now. */
+static int pcierr_nl_check_id(struct genl_info *info, struct pcierr_pe *pe)
+{
+	if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_PE_ID))
+		return -EINVAL;
+	if (nla_get_u64(info->attrs[PCIERR_A_PE_ID]) != pcierr_pe_id(pe))
+		return pcierr_nl_stale(info);
 	return 0;
 }
 
@@ -107,7 +214,8 @@ static void pcierr_nl_multicast(struct sk_buff *msg)
 	up_read(&pcierr_nl_sem);
 }
 
-static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev)
+static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev,
+			   bool dsn)
 {
 	struct nlattr *nest;
 
@@ -120,8 +228,9 @@ static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev)
 	    nla_put_u16(skb, PCIERR_DEV_A_SUBVENDOR, dev->subvendor) ||
 	    nla_put_u16(skb, PCIERR_DEV_A_SUBDEVICE, dev->subdevice) ||
 	    nla_put_u32(skb, PCIERR_DEV_A_CLASS, dev->class) ||
-	    (dev->dsn && nla_put_u64_64bit(skb, PCIERR_DEV_A_DSN, dev->dsn,
-					   PCIERR_DEV_A_PAD)) ||
+	    (dsn && dev->dsn &&
+	     nla_put_u64_64bit(skb, PCIERR_DEV_A_DSN, dev->dsn,
+			       PCIERR_DEV_A_PAD)) ||
 	    (dev->driver && nla_put_string(skb, PCIERR_DEV_A_DRIVER,
 					   dev->driver)) ||
 	    nla_put_u32(skb, PCIERR_DEV_A_HANDLERS,
@@ -139,17 +248,55 @@ static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev)
 	return 0;
 }
 
-/* Caller holds pcierr_topo_lock. */
+/* PCIERR_A_LAST_OP: what the last operation's OP_DONE said (D18). */
+static int pcierr_fill_last_op(struct sk_buff *skb,
+			       const struct pcierr_op_status *st)
+{
+	struct nlattr *nest;
+
+	if (!st->id)
+		return 0;
+	nest = nla_nest_start(skb, PCIERR_A_LAST_OP);
+	if (!nest ||
+	    nla_put_u64_64bit(skb, PCIERR_A_OP_ID, st->id, PCIERR_A_PAD) ||
+	    nla_put_u32(skb, PCIERR_A_OP, st->cmd) ||
+	    (st->cmd == PCIERR_CMD_REPORT &&
+	     nla_put_u32(skb, PCIERR_A_STEP, st->step)) ||
+	    (st->done && st->cmd == PCIERR_CMD_REPORT &&
+	     nla_put_u32(skb, PCIERR_A_RESULT, st->merged)) ||
+	    (st->done &&
+	     (nla_put_u32(skb, PCIERR_A_ERRNO, -st->err) ||
+	      nla_put_u64_64bit(skb, PCIERR_A_DURATION_NS, st->duration_ns,
+				PCIERR_A_PAD) ||
+	      nla_put_u32(skb, PCIERR_A_PE_STATE, st->pe_state))))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * One PE message with the PE's devices from the *@first-th on. Returns 0
+ * when the rest of them are in (*@first = 0), -EMSGSIZE when the message
+ * did not fit (nothing added). With @split, a message that cannot take
+ * every device ends after as many as fit (at least one) and 1 is
+ * returned, *@first advanced: the next message continues the PE (the
+ * uapi header's splitting rule, D6). Caller holds pcierr_topo_lock.
+ */
 static int pcierr_fill_pe(struct sk_buff *skb, struct pcierr_pe *pe,
 			  u32 portid, u32 seq, int flags,
-			  struct netlink_callback *cb)
+			  struct netlink_callback *cb, bool dsn,
+			  unsigned long *first, bool split)
 {
+	unsigned long i = 0, n = 0;
+	struct pcierr_op_status last;
 	struct pcierr_dev *dev;
 	enum pcierr_pe_state state;
 	struct nlattr *nest;
 	unsigned long lflags;
 	unsigned int watch;
+	bool full = false;
 	void *hdr;
+	u64 id;
 
 	hdr = genlmsg_put(skb, portid, seq, &pcierr_family, flags,
 			  PCIERR_CMD_GET_PE);
@@ -161,25 +308,43 @@ static int pcierr_fill_pe(struct sk_buff *skb, struct pcierr_pe *pe,
 	spin_lock_irqsave(&pe->lock, lflags);
 	state = pe->state;
 	watch = pe->watch_ms;
+	id = pe->id;
+	last = pe->last_op;
 	spin_unlock_irqrestore(&pe->lock, lflags);
 
 	if (nla_put_string(skb, PCIERR_A_PE, pe->name) ||
+	    nla_put_u64_64bit(skb, PCIERR_A_PE_ID, id, PCIERR_A_PAD) ||
 	    nla_put_u32(skb, PCIERR_A_PE_STATE, state) ||
 	    nla_put_u32(skb, PCIERR_A_PE_FLAGS, pcierr_pe_flags(pe)) ||
 	    nla_put_u32(skb, PCIERR_A_RESET_TYPES,
 			pcierr_pe_reset_types(pe)) ||
 	    nla_put_u32(skb, PCIERR_A_GENERATION, pcierr_topo_gen()) ||
-	    nla_put_u32(skb, PCIERR_A_WATCH_INTERVAL_MS, watch))
+	    nla_put_u32(skb, PCIERR_A_WATCH_INTERVAL_MS, watch) ||
+	    pcierr_fill_last_op(skb, &last))
 		goto cancel;
 
 	nest = nla_nest_start(skb, PCIERR_A_PE_DEVICES);
 	if (!nest)
 		goto cancel;
-	list_for_each_entry(dev, &pe->devs, pe_node)
-		if (pcierr_fill_dev(skb, dev))
-			goto cancel;
+	list_for_each_entry(dev, &pe->devs, pe_node) {
+		if (i++ < *first)
+			continue;
+		if ((test_dump_split && n >= test_dump_split && cb) ||
+		    pcierr_fill_dev(skb, dev, dsn)) {
+			full = true;
+			break;
+		}
+		n++;
+	}
+	if (full && (!split || !n))
+		goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
+	if (full) {
+		*first += n;
+		return 1;
+	}
+	*first = 0;
 	return 0;
 
 cancel:
@@ -189,35 +354,26 @@ cancel:
 
 static int pcierr_nl_get_pe(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *pe_attr = info->attrs[PCIERR_A_PE];
-	struct nlattr *dev_attr = info->attrs[PCIERR_A_DEVICE];
+	bool dsn = netlink_capable(skb, CAP_SYS_ADMIN);
 	size_t size = NLMSG_GOODSIZE;
+	unsigned long first = 0;
 	struct pcierr_dev *dev;
 	struct pcierr_pe *pe;
 	struct sk_buff *msg;
 	int ret;
 
-	if (!pe_attr == !dev_attr) {
+	if (!info->attrs[PCIERR_A_PE] == !info->attrs[PCIERR_A_DEVICE]) {
 		GENL_SET_ERR_MSG(info, "give either PCIERR_A_PE or PCIERR_A_DEVICE");
 		return -EINVAL;
 	}
-	if (pe_attr) {
-		if (!pcierr_nl_addr(info, PCIERR_A_PE, &ret))
+	if (info->attrs[PCIERR_A_PE]) {
+		pe = pcierr_nl_pe(info, &ret);
+		if (!pe)
 			return ret;
-		pe = pcierr_pe_lookup(nla_data(pe_attr));
-		if (!pe) {
-			NL_SET_ERR_MSG_ATTR(info->extack, pe_attr, "no such PE");
-			return -ENODEV;
-		}
 	} else {
-		if (!pcierr_nl_addr(info, PCIERR_A_DEVICE, &ret))
+		dev = pcierr_nl_dev(info, &ret);
+		if (!dev)
 			return ret;
-		dev = pcierr_dev_lookup(nla_data(dev_attr));
-		if (!dev) {
-			NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
-					    "no such device");
-			return -ENODEV;
-		}
 		pe = dev->pe;
 		pcierr_pe_get(pe);
 		pcierr_dev_put(dev);
@@ -231,25 +387,35 @@ static int pcierr_nl_get_pe(struct sk_buff *skb, struct genl_info *info)
 		}
 		mutex_lock(&pcierr_topo_lock);
 		ret = pcierr_fill_pe(msg, pe, info->snd_portid, info->snd_seq,
-				     0, NULL);
+				     0, NULL, dsn, &first, false);
 		mutex_unlock(&pcierr_topo_lock);
 		if (!ret) {
 			ret = genlmsg_reply(msg, info);
 			break;
 		}
 		nlmsg_free(msg);
-		if (size >= 16 * NLMSG_GOODSIZE)
+		if (size >= 16 * NLMSG_GOODSIZE) {
+			GENL_SET_ERR_MSG(info, "PE too large for one message: dump it");
 			break;
+		}
 		size *= 4;
 	}
 	pcierr_pe_put(pe);
 	return ret;
 }
 
+/*
+ * cb->args[0]: the index of the PE to continue with; cb->args[1]: its
+ * first device not sent yet. A topology change in between is caught by
+ * genl_dump_check_consistent() (NLM_F_DUMP_INTR).
+ */
 static int pcierr_nl_dump_pe(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	bool dsn = netlink_capable(cb->skb, CAP_SYS_ADMIN);
 	long idx = 0, start = cb->args[0];
+	unsigned long first = cb->args[1];
 	struct pcierr_pe *pe;
+	int ret = 0;
 
 	mutex_lock(&pcierr_topo_lock);
 	cb->seq = pcierr_topo_gen();
@@ -258,14 +424,19 @@ static int pcierr_nl_dump_pe(struct sk_buff *skb, struct netlink_callback *cb)
 			idx++;
 			continue;
 		}
-		if (pcierr_fill_pe(skb, pe, NETLINK_CB(cb->skb).portid,
-				   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb))
+		/* a PE is split only if it does not fit in an empty message */
+		ret = pcierr_fill_pe(skb, pe, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI, cb, dsn,
+				     &first, !skb->len);
+		if (ret)
 			break;
 		idx++;
 	}
 	mutex_unlock(&pcierr_topo_lock);
 	cb->args[0] = idx;
-	return skb->len;
+	cb->args[1] = first;
+	/* not even the PE's attributes and one device fit: fail, not end */
+	return skb->len ?: ret;
 }
 
 static int pcierr_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
@@ -311,20 +482,17 @@ static int pcierr_nl_inject(struct sk_buff *skb, struct genl_info *info)
 	u64 seq;
 	int ret;
 
-	if (!pcierr_nl_addr(info, PCIERR_A_DEVICE, &ret))
+	dev = pcierr_nl_dev(info, &ret);
+	if (!dev)
 		return ret;
-	ret = pcierr_nl_enum(info, PCIERR_A_STATE, PCIERR_STATE_FROZEN,
-			     PCIERR_STATE_PERM_FAILURE, &state);
-	if (ret)
-		return ret;
+	if (info->attrs[PCIERR_A_STATE])
+		state = nla_get_u32(info->attrs[PCIERR_A_STATE]);
 	if (info->attrs[PCIERR_A_TIME_UNAVAIL_MS])
 		ms = nla_get_u32(info->attrs[PCIERR_A_TIME_UNAVAIL_MS]);
 
-	dev = pcierr_dev_lookup(nla_data(dev_attr));
-	if (!dev) {
-		NL_SET_ERR_MSG_ATTR(info->extack, dev_attr, "no such device");
-		return -ENODEV;
-	}
+	ret = pcierr_nl_check_id(info, dev->pe);
+	if (ret)
+		goto out;
 	if (dev->bridge) {
 		NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
 				    "cannot inject on a bridge: name a device below it");
@@ -360,25 +528,27 @@ out:
 	return ret;
 }
 
-/* Queue @op on the PE named by PCIERR_A_PE; reply with its id. */
+/*
+ * Accept @op on the PE named by PCIERR_A_PE (and PCIERR_A_PE_ID), reply
+ * with its id, and only then start it: the reply always comes before the
+ * OP_DONE (D19). Takes @op (and its device reference) over.
+ */
 static int pcierr_nl_submit(struct genl_info *info, struct pcierr_op *op,
 			    int (*check)(struct pcierr_pe *pe,
 					 struct pcierr_op *op,
 					 struct genl_info *info))
 {
 	struct nlattr *pe_attr = info->attrs[PCIERR_A_PE];
-	struct pcierr_pe *pe = NULL;
 	struct sk_buff *msg = NULL;
+	struct pcierr_pe *pe;
 	void *hdr;
-	u64 id;
 	int ret;
 
-	if (!pcierr_nl_addr(info, PCIERR_A_PE, &ret))
+	pe = pcierr_nl_pe(info, &ret);
+	if (!pe)
 		goto err;
-	pe = pcierr_pe_lookup(nla_data(pe_attr));
-	if (!pe) {
-		NL_SET_ERR_MSG_ATTR(info->extack, pe_attr, "no such PE");
-		ret = -ENODEV;
+	if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_PE_ID)) {
+		ret = -EINVAL;
 		goto err;
 	}
 	if (check) {
@@ -397,31 +567,41 @@ static int pcierr_nl_submit(struct genl_info *info, struct pcierr_op *op,
 		goto err;
 	}
 
-	ret = pcierr_op_submit(pe, op, &id);
-	if (ret) {
-		if (ret == -EBUSY)
-			NL_SET_ERR_MSG_ATTR(info->extack, pe_attr,
-					    "an operation is in flight on this PE");
-		else
-			NL_SET_ERR_MSG_ATTR(info->extack, pe_attr,
-					    "the PE is gone");
+	ret = pcierr_op_claim(pe, op,
+			      nla_get_u64(info->attrs[PCIERR_A_PE_ID]));
+	if (ret == -ESTALE) {
+		pcierr_nl_stale(info);
 		goto err;
 	}
-	op = NULL;			/* the work owns it now */
+	if (ret == -EBUSY) {
+		NL_SET_ERR_MSG_ATTR(info->extack, pe_attr,
+				    "an operation is in flight on this PE");
+		goto err;
+	}
+	if (ret) {
+		NL_SET_ERR_MSG_ATTR(info->extack, pe_attr, "the PE is gone");
+		goto err;
+	}
 	pcierr_pe_put(pe);
 
-	if (nla_put_u64_64bit(msg, PCIERR_A_OP_ID, id, PCIERR_A_PAD)) {
+	/* Cannot fail: the message has room for one u64. */
+	if (!nla_put_u64_64bit(msg, PCIERR_A_OP_ID, op->id, PCIERR_A_PAD)) {
+		genlmsg_end(msg, hdr);
+		genlmsg_reply(msg, info);
+	} else {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
 	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	/*
+	 * Accepted: it runs even if the reply was lost (a requester that went
+	 * away); its outcome is in OP_DONE and in GET_PE's PCIERR_A_LAST_OP.
+	 */
+	pcierr_op_start(op);
+	return 0;
 
 err:
 	nlmsg_free(msg);
 	pcierr_pe_put(pe);
-	if (op)
-		pcierr_dev_put(op->dev);
+	pcierr_dev_put(op->dev);
 	kfree(op);
 	return ret;
 }
@@ -437,24 +617,17 @@ static struct pcierr_op *pcierr_op_new(u8 cmd)
 
 static int pcierr_nl_report(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 step = 0, state = PCIERR_STATE_FROZEN;
 	struct pcierr_op *op;
-	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_STEP))
 		return -EINVAL;
-	ret = pcierr_nl_enum(info, PCIERR_A_STEP, PCIERR_STEP_ERROR_DETECTED,
-			     PCIERR_STEP_MAX, &step);
-	if (!ret)
-		ret = pcierr_nl_enum(info, PCIERR_A_STATE, PCIERR_STATE_NORMAL,
-				     PCIERR_STATE_MAX, &state);
-	if (ret)
-		return ret;
 	op = pcierr_op_new(PCIERR_CMD_REPORT);
 	if (!op)
 		return -ENOMEM;
-	op->step = step;
-	op->state = state;
+	op->step = nla_get_u32(info->attrs[PCIERR_A_STEP]);
+	op->state = PCIERR_STATE_FROZEN;
+	if (info->attrs[PCIERR_A_STATE])
+		op->state = nla_get_u32(info->attrs[PCIERR_A_STATE]);
 	return pcierr_nl_submit(info, op, NULL);
 }
 
@@ -474,18 +647,14 @@ static int pcierr_reset_check(struct pcierr_pe *pe, struct pcierr_op *op,
 
 static int pcierr_nl_reset(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 type = PCIERR_RESET_HOT;
 	struct pcierr_op *op;
-	int ret;
 
-	ret = pcierr_nl_enum(info, PCIERR_A_RESET_TYPE, PCIERR_RESET_HOT,
-			     PCIERR_RESET_MAX, &type);
-	if (ret)
-		return ret;
 	op = pcierr_op_new(PCIERR_CMD_RESET);
 	if (!op)
 		return -ENOMEM;
-	op->reset_type = type;
+	op->reset_type = PCIERR_RESET_HOT;
+	if (info->attrs[PCIERR_A_RESET_TYPE])
+		op->reset_type = nla_get_u32(info->attrs[PCIERR_A_RESET_TYPE]);
 	return pcierr_nl_submit(info, op, pcierr_reset_check);
 }
 
@@ -532,21 +701,16 @@ static int pcierr_remove_check(struct pcierr_pe *pe, struct pcierr_op *op,
 
 static int pcierr_nl_remove(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *dev_attr = info->attrs[PCIERR_A_DEVICE];
 	struct pcierr_dev *dev = NULL;
 	struct pcierr_op *op;
 	int ret;
 
-	if (dev_attr) {
-		if (!pcierr_nl_addr(info, PCIERR_A_PE, &ret) ||
-		    !pcierr_nl_addr(info, PCIERR_A_DEVICE, &ret))
+	if (info->attrs[PCIERR_A_DEVICE]) {
+		if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_PE))
+			return -EINVAL;
+		dev = pcierr_nl_dev(info, &ret);
+		if (!dev)
 			return ret;
-		dev = pcierr_dev_lookup(nla_data(dev_attr));
-		if (!dev) {
-			NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
-					    "no such device");
-			return -ENODEV;
-		}
 	}
 	op = pcierr_op_new(PCIERR_CMD_REMOVE);
 	if (!op) {
@@ -559,104 +723,80 @@ static int pcierr_nl_remove(struct sk_buff *skb, struct genl_info *info)
 
 static int pcierr_nl_watch(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *pe_attr = info->attrs[PCIERR_A_PE];
 	struct nlattr *ms_attr = info->attrs[PCIERR_A_WATCH_INTERVAL_MS];
 	struct pcierr_pe *pe;
-	u32 ms;
 	int ret;
 
-	if (!pcierr_nl_addr(info, PCIERR_A_PE, &ret))
+	pe = pcierr_nl_pe(info, &ret);
+	if (!pe)
 		return ret;
-	if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_WATCH_INTERVAL_MS))
-		return -EINVAL;
-	ms = nla_get_u32(ms_attr);
-	if (ms && (ms < PCIERR_WATCH_MIN_MS || ms > PCIERR_WATCH_MAX_MS)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ms_attr,
-				    "interval: 0 (off) or 10 ms to 1 hour");
-		return -EINVAL;
+	ret = pcierr_nl_check_id(info, pe);
+	if (!ret) {
+		ret = pcierr_watch_set(pe, ms_attr ? nla_get_u32(ms_attr) : 0);
+		if (ret)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[PCIERR_A_PE],
+					    "the PE is gone");
 	}
-	pe = pcierr_pe_lookup(nla_data(pe_attr));
-	if (!pe) {
-		NL_SET_ERR_MSG_ATTR(info->extack, pe_attr, "no such PE");
-		return -ENODEV;
-	}
-	ret = pcierr_watch_set(pe, ms);
-	if (ret)
-		NL_SET_ERR_MSG_ATTR(info->extack, pe_attr, "the PE is gone");
 	pcierr_pe_put(pe);
 	return ret;
 }
 
-static const struct genl_small_ops pcierr_ops[] = {
+#define PCIERR_OP(_cmd, _doit, _policy)					\
+	{								\
+		.cmd = (_cmd),						\
+		.doit = (_doit),					\
+		.policy = (_policy),					\
+		.maxattr = ARRAY_SIZE(_policy) - 1,			\
+		.flags = GENL_ADMIN_PERM,				\
+		.internal_flags = PCIERR_NL_F_ADMIN,			\
+	}
+
+static const struct genl_ops pcierr_ops[] = {
 	{
 		.cmd = PCIERR_CMD_GET_PE,
 		.doit = pcierr_nl_get_pe,
 		.dumpit = pcierr_nl_dump_pe,
+		.policy = pcierr_get_pe_policy,
+		.maxattr = ARRAY_SIZE(pcierr_get_pe_policy) - 1,
 	},
 	{
+		/* no attributes: without a policy all are refused */
 		.cmd = PCIERR_CMD_GET_STATS,
 		.doit = pcierr_nl_get_stats,
 	},
-	{
-		.cmd = PCIERR_CMD_INJECT,
-		.doit = pcierr_nl_inject,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_REPORT,
-		.doit = pcierr_nl_report,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_ENABLE_IO,
-		.doit = pcierr_nl_simple_op,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_RESET,
-		.doit = pcierr_nl_reset,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_REMOVE,
-		.doit = pcierr_nl_remove,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_RESCAN,
-		.doit = pcierr_nl_simple_op,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_DISABLE,
-		.doit = pcierr_nl_simple_op,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_ENABLE,
-		.doit = pcierr_nl_simple_op,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = PCIERR_CMD_WATCH,
-		.doit = pcierr_nl_watch,
-		.flags = GENL_ADMIN_PERM,
-	},
+	PCIERR_OP(PCIERR_CMD_INJECT, pcierr_nl_inject, pcierr_inject_policy),
+	PCIERR_OP(PCIERR_CMD_REPORT, pcierr_nl_report, pcierr_report_policy),
+	PCIERR_OP(PCIERR_CMD_ENABLE_IO, pcierr_nl_simple_op,
+		  pcierr_pe_op_policy),
+	PCIERR_OP(PCIERR_CMD_RESET, pcierr_nl_reset, pcierr_reset_policy),
+	PCIERR_OP(PCIERR_CMD_REMOVE, pcierr_nl_remove, pcierr_remove_policy),
+	PCIERR_OP(PCIERR_CMD_RESCAN, pcierr_nl_simple_op, pcierr_pe_op_policy),
+	PCIERR_OP(PCIERR_CMD_DISABLE, pcierr_nl_simple_op,
+		  pcierr_pe_op_policy),
+	PCIERR_OP(PCIERR_CMD_ENABLE, pcierr_nl_simple_op, pcierr_pe_op_policy),
+	PCIERR_OP(PCIERR_CMD_WATCH, pcierr_nl_watch, pcierr_watch_policy),
 };
 
+/* Not world-readable where the kernel can restrict it (D23). */
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define PCIERR_MCGRP_FLAGS	GENL_MCAST_CAP_NET_ADMIN
+#else
+#define PCIERR_MCGRP_FLAGS	0
+#endif
+
 static const struct genl_multicast_group pcierr_mcgrps[] = {
-	{ .name = PCIERR_MCGRP_EVENTS },
+	{ .name = PCIERR_MCGRP_EVENTS, .flags = PCIERR_MCGRP_FLAGS },
 };
 
 static struct genl_family pcierr_family = {
 	.name = PCIERR_GENL_NAME,
 	.version = PCIERR_GENL_VERSION,
-	.maxattr = PCIERR_A_MAX,
-	.policy = pcierr_policy,
 	.parallel_ops = true,
-	.small_ops = pcierr_ops,
-	.n_small_ops = ARRAY_SIZE(pcierr_ops),
-	.resv_start_op = PCIERR_CMD_GET_PE,	/* reserved field checked */
+	.pre_doit = pcierr_nl_pre_doit,
+	.ops = pcierr_ops,
+	.n_ops = ARRAY_SIZE(pcierr_ops),
+	.resv_start_op = PCIERR_CMD_GET_PE,	/* strict: every op has a policy */
 	.mcgrps = pcierr_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(pcierr_mcgrps),
 	.module = THIS_MODULE,
@@ -673,6 +813,7 @@ void pcierr_nl_event(const struct pcierr_event_info *ev)
 	hdr = genlmsg_put(msg, 0, 0, &pcierr_family, 0, PCIERR_CMD_EVENT);
 	if (!hdr ||
 	    nla_put_string(msg, PCIERR_A_PE, ev->pe) ||
+	    nla_put_u64_64bit(msg, PCIERR_A_PE_ID, ev->pe_id, PCIERR_A_PAD) ||
 	    nla_put_string(msg, PCIERR_A_DEVICE, ev->device) ||
 	    nla_put_u32(msg, PCIERR_A_STATE, pcierr_channel_state(ev->state)) ||
 	    nla_put_u32(msg, PCIERR_A_TIME_UNAVAIL_MS, ev->time_unavail_ms) ||
@@ -722,7 +863,8 @@ void pcierr_nl_op_done(const struct pcierr_op *op)
 	if (!hdr ||
 	    nla_put_u64_64bit(msg, PCIERR_A_OP_ID, op->id, PCIERR_A_PAD) ||
 	    nla_put_u32(msg, PCIERR_A_OP, op->cmd) ||
-	    nla_put_string(msg, PCIERR_A_PE, op->pe->name))
+	    nla_put_string(msg, PCIERR_A_PE, op->pe->name) ||
+	    nla_put_u64_64bit(msg, PCIERR_A_PE_ID, op->pe_id, PCIERR_A_PAD))
 		goto nospace;
 	if (op->cmd == PCIERR_CMD_REPORT &&
 	    (nla_put_u32(msg, PCIERR_A_STEP, op->step) ||

@@ -68,6 +68,15 @@ static void pcierr_op_work(struct work_struct *work)
 
 	spin_lock_irqsave(&pe->lock, flags);
 	op->pe_state = pe->state;
+	op->pe_id = pe->id;
+	/* What OP_DONE says, for whoever lost it (D18). */
+	if (pe->last_op.id == op->id) {
+		pe->last_op.done = true;
+		pe->last_op.merged = op->merged;
+		pe->last_op.err = op->err;
+		pe->last_op.duration_ns = op->duration_ns;
+		pe->last_op.pe_state = op->pe_state;
+	}
 	/* Free before OP_DONE: its listener may send the next one at once. */
 	pe->busy = false;
 	spin_unlock_irqrestore(&pe->lock, flags);
@@ -79,28 +88,45 @@ static void pcierr_op_work(struct work_struct *work)
 	pcierr_pe_put(pe);
 }
 
-/* Takes @op over on success; returns 0, -EBUSY or -ENODEV. */
-int pcierr_op_submit(struct pcierr_pe *pe, struct pcierr_op *op, u64 *id)
+/*
+ * Accept @op on @pe if @pe_id is still @pe's id (else -ESTALE) and no
+ * other operation is in flight (else -EBUSY; -ENODEV if the PE is gone):
+ * the PE is marked busy and @op gets its id. The caller replies, then
+ * calls pcierr_op_start(), which takes @op over.
+ */
+int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id)
 {
 	unsigned long flags;
 	int ret = 0;
 
 	spin_lock_irqsave(&pe->lock, flags);
-	if (pe->dead)
+	if (pe->dead) {
 		ret = -ENODEV;
-	else if (pe->busy)
+	} else if (pe->id != pe_id) {
+		ret = -ESTALE;
+	} else if (pe->busy) {
 		ret = -EBUSY;
-	else
+	} else {
 		pe->busy = true;
+		op->id = atomic64_inc_return(&pcierr_op_ids);
+		pe->last_op = (struct pcierr_op_status) {
+			.id = op->id,
+			.cmd = op->cmd,
+			.step = op->step,
+		};
+	}
 	spin_unlock_irqrestore(&pe->lock, flags);
 	if (ret)
 		return ret;
 
-	op->id = atomic64_inc_return(&pcierr_op_ids);
-	*id = op->id;
 	pcierr_pe_get(pe);
 	op->pe = pe;
 	INIT_WORK(&op->work, pcierr_op_work);
-	queue_work(pe->wq, &op->work);
 	return 0;
+}
+
+/* Run a claimed operation on its PE's work queue. */
+void pcierr_op_start(struct pcierr_op *op)
+{
+	queue_work(op->pe->wq, &op->work);
 }

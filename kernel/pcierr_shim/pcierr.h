@@ -61,6 +61,7 @@ enum pcierr_notify_action {
 struct pcierr_event_info {
 	struct pci_dev *pdev;		/* valid during the call only */
 	const char *pe;			/* PE address */
+	u64 pe_id;			/* PE id at the detection */
 	const char *device;		/* device address */
 	pci_channel_state_t state;
 	unsigned int time_unavail_ms;

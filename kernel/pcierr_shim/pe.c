@@ -10,6 +10,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 
 #include "internal.h"
 
@@ -17,6 +18,8 @@ DEFINE_MUTEX(pcierr_topo_lock);
 LIST_HEAD(pcierr_pes);
 static DEFINE_HASHTABLE(pcierr_dev_hash, 8);
 static atomic_t pcierr_topo_generation = ATOMIC_INIT(1);
+/* PE ids: counted up from the boot time (ns) at load, so never reused */
+static atomic64_t pcierr_pe_ids;
 
 u32 pcierr_topo_gen(void)
 {
@@ -28,6 +31,28 @@ static void pcierr_topo_changed(void)
 {
 	if (atomic_inc_return(&pcierr_topo_generation) == 0)
 		atomic_inc(&pcierr_topo_generation);
+}
+
+/* A new identity: at creation and whenever a device joins or leaves. */
+static void pcierr_pe_new_id(struct pcierr_pe *pe)
+{
+	u64 id = atomic64_inc_return(&pcierr_pe_ids);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	pe->id = id;
+	spin_unlock_irqrestore(&pe->lock, flags);
+}
+
+u64 pcierr_pe_id(struct pcierr_pe *pe)
+{
+	unsigned long flags;
+	u64 id;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	id = pe->id;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	return id;
 }
 
 static void pcierr_pe_release_work(struct work_struct *work)
@@ -167,6 +192,7 @@ static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
 	pe->domain = pci_domain_nr(head->bus);
 	pe->busnr = head->bus->number;
 	pe->head = pci_dev_get(head);
+	pcierr_pe_new_id(pe);
 
 	/* Keep the list sorted by address: dumps come out in bus order. */
 	list_for_each_entry(pos, &pcierr_pes, node)
@@ -307,6 +333,7 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 	dev->bridge = pci_is_bridge(pdev);
 
 	pcierr_dev_insert_locked(pe, dev);
+	pcierr_pe_new_id(pe);
 	hash_add_rcu(pcierr_dev_hash, &dev->hnode, (unsigned long)pdev);
 	pcierr_topo_changed();
 
@@ -356,6 +383,7 @@ static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 	WRITE_ONCE(dev->removed, true);
 	list_del_init(&dev->pe_node);
 	hash_del_rcu(&dev->hnode);
+	pcierr_pe_new_id(pe);
 
 	if (pe->root_single && pe->head == pdev) {
 		/* Remembered: REMOVE, DISABLE and RESCAN still name it. */
@@ -565,6 +593,7 @@ int pcierr_pe_init(void)
 	bool keep_away;
 	int ret;
 
+	atomic64_set(&pcierr_pe_ids, ktime_get_boottime_ns());
 	ret = bus_register_notifier(&pci_bus_type, &pcierr_bus_nb);
 	if (ret)
 		return ret;

@@ -60,8 +60,6 @@ u32 pcierr_report_one(struct pcierr_dev *dev, u32 step, u32 state)
 
 	if (READ_ONCE(dev->removed))
 		return PCIERR_RESULT_GONE;
-	if (step == PCIERR_STEP_LINK_RESET)	/* not in this kernel */
-		return PCIERR_RESULT_NONE;
 
 	device_lock(&pdev->dev);
 	if (READ_ONCE(dev->removed)) {

@@ -380,6 +380,16 @@ static int put_u32(struct nl_msg *msg, int attr, uint32_t v)
 	return r < 0 ? pcierr_nle_to_errno(r) : 0;
 }
 
+static int put_pe_id(struct nl_msg *msg, uint64_t pe_id)
+{
+	int r;
+
+	if (pe_id == 0)
+		return -EINVAL;
+	r = nla_put_u64(msg, PCIERR_A_PE_ID, pe_id);
+	return r < 0 ? pcierr_nle_to_errno(r) : 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Context                                                             */
 /* ------------------------------------------------------------------ */
@@ -508,8 +518,10 @@ _public_ int pcierr_ctx_new(struct pcierr_ctx **ret)
 		return pcierr_nle_to_errno(r);
 	ctx->group = (uint32_t)r;
 	r = nl_socket_add_membership(ctx->ev, (int)ctx->group);
-	if (r < 0)
+	/* without CAP_NET_ADMIN: requests still work, events do not */
+	if (r < 0 && pcierr_nle_to_errno(r) != -EPERM && pcierr_nle_to_errno(r) != -EACCES)
 		return pcierr_nle_to_errno(r);
+	ctx->events_joined = r >= 0;
 
 	ee.data.fd = fd;
 	if (epoll_ctl(ctx->epoll_fd, EPOLL_CTL_ADD, fd, &ee) < 0)
@@ -553,15 +565,21 @@ _public_ int pcierr_ctx_reconnect(struct pcierr_ctx *ctx)
 	 * resolving above is announced on the controller's group, which the
 	 * event socket never left: it flags the new instance gone. */
 	r = nl_socket_add_membership(ctx->ev, group);
-	if (r < 0)
+	if (r < 0 && pcierr_nle_to_errno(r) != -EPERM && pcierr_nle_to_errno(r) != -EACCES)
 		return pcierr_nle_to_errno(r);
-	if ((uint32_t)group != ctx->group)
+	if ((uint32_t)group != ctx->group && ctx->events_joined)
 		(void)nl_socket_drop_membership(ctx->ev, (int)ctx->group);
+	ctx->events_joined = r >= 0;
 
 	ctx->family = family;
 	ctx->group = (uint32_t)group;
 	ctx->family_gone = false;
 	return 0;
+}
+
+_public_ bool pcierr_events_joined(struct pcierr_ctx *ctx)
+{
+	return ctx && ctx->events_joined;
 }
 
 _public_ const char *pcierr_last_error_message(struct pcierr_ctx *ctx)
@@ -814,6 +832,56 @@ struct dump_state {
 	size_t cap;
 };
 
+/* Move part's devices to the end of pe's; part is cleared either way. */
+static int pe_append_devices(struct pcierr_pe *pe, struct pcierr_pe *part)
+{
+	struct pcierr_device *p;
+
+	if (strcmp(pe->addr, part->addr) != 0) {
+		pcierr_pe_clear(part);
+		return -EBADMSG;	/* one id, two addresses */
+	}
+	if (part->n_devices == 0) {
+		pcierr_pe_clear(part);
+		return 0;
+	}
+	p = reallocarray(pe->devices, pe->n_devices + part->n_devices, sizeof(*p));
+	if (!p) {
+		pcierr_pe_clear(part);
+		return -ENOMEM;
+	}
+	memcpy(p + pe->n_devices, part->devices, part->n_devices * sizeof(*p));
+	pe->devices = p;
+	pe->n_devices += part->n_devices;
+	/* the drivers' strings moved with them */
+	free(part->devices);
+	part->devices = NULL;
+	part->n_devices = 0;
+	pcierr_pe_clear(part);
+	return 0;
+}
+
+int pcierr_pe_list_add(struct pcierr_pe_list *list, size_t *cap, struct pcierr_pe *pe)
+{
+	/* the next part of a PE split across messages: its devices follow */
+	if (list->n_pes > 0 && list->pes[list->n_pes - 1].id == pe->id)
+		return pe_append_devices(&list->pes[list->n_pes - 1], pe);
+	if (list->n_pes == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		struct pcierr_pe *p = reallocarray(list->pes, c, sizeof(*p));
+
+		if (!p) {
+			pcierr_pe_clear(pe);
+			return -ENOMEM;
+		}
+		list->pes = p;
+		*cap = c;
+	}
+	list->pes[list->n_pes++] = *pe;
+	memset(pe, 0, sizeof(*pe));
+	return 0;
+}
+
 static int dump_part(const struct nlmsghdr *nlh, size_t len, void *userdata)
 {
 	struct dump_state *d = userdata;
@@ -823,19 +891,7 @@ static int dump_part(const struct nlmsghdr *nlh, size_t len, void *userdata)
 	r = pcierr_parse_pe(nlh, len, &pe);
 	if (r < 0)
 		return r;
-	if (d->list.n_pes == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct pcierr_pe *p = reallocarray(d->list.pes, cap, sizeof(*p));
-
-		if (!p) {
-			pcierr_pe_clear(&pe);
-			return -ENOMEM;
-		}
-		d->list.pes = p;
-		d->cap = cap;
-	}
-	d->list.pes[d->list.n_pes++] = pe;
-	return 0;
+	return pcierr_pe_list_add(&d->list, &d->cap, &pe);
 }
 
 _public_ int pcierr_pe_dump(struct pcierr_ctx *ctx, struct pcierr_pe_list *ret)
@@ -1011,7 +1067,7 @@ static int request_u64(struct pcierr_ctx *ctx, struct nl_msg *msg, int attr, uin
 	return 0;
 }
 
-_public_ int pcierr_inject(struct pcierr_ctx *ctx, const char *dev,
+_public_ int pcierr_inject(struct pcierr_ctx *ctx, const char *dev, uint64_t pe_id,
 			   enum pcierr_channel_state state, uint32_t time_unavail_ms,
 			   uint64_t *ret_seq)
 {
@@ -1029,6 +1085,9 @@ _public_ int pcierr_inject(struct pcierr_ctx *ctx, const char *dev,
 	r = put_addr(msg, PCIERR_A_DEVICE, dev);
 	if (r < 0)
 		return r;
+	r = put_pe_id(msg, pe_id);
+	if (r < 0)
+		return r;
 	if (state != PCIERR_STATE_UNSPEC) {
 		r = put_u32(msg, PCIERR_A_STATE, state);
 		if (r < 0)
@@ -1040,8 +1099,8 @@ _public_ int pcierr_inject(struct pcierr_ctx *ctx, const char *dev,
 	return request_u64(ctx, msg, PCIERR_A_SEQ, ret_seq);
 }
 
-/* an operation on a PE, with up to one extra u32 attribute */
-static int pe_op(struct pcierr_ctx *ctx, uint8_t cmd, const char *pe,
+/* an operation on a PE, with up to two extra u32 attributes */
+static int pe_op(struct pcierr_ctx *ctx, uint8_t cmd, const char *pe, uint64_t pe_id,
 		 int attr, uint32_t value, int attr2, uint32_t value2, uint64_t *ret_op_id)
 {
 	_cleanup_(nlmsg_freep) struct nl_msg *msg = NULL;
@@ -1053,6 +1112,9 @@ static int pe_op(struct pcierr_ctx *ctx, uint8_t cmd, const char *pe,
 	if (r < 0)
 		return r;
 	r = put_addr(msg, PCIERR_A_PE, pe);
+	if (r < 0)
+		return r;
+	r = put_pe_id(msg, pe_id);
 	if (r < 0)
 		return r;
 	if (attr) {
@@ -1070,42 +1132,47 @@ static int pe_op(struct pcierr_ctx *ctx, uint8_t cmd, const char *pe,
 	return request_u64(ctx, msg, PCIERR_A_OP_ID, ret_op_id);
 }
 
-_public_ int pcierr_report(struct pcierr_ctx *ctx, const char *pe, enum pcierr_step step,
-			   enum pcierr_channel_state state, uint64_t *ret_op_id)
+_public_ int pcierr_report(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			   enum pcierr_step step, enum pcierr_channel_state state,
+			   uint64_t *ret_op_id)
 {
 	if (step <= PCIERR_STEP_UNSPEC || step > PCIERR_STEP_MAX)
 		return -EINVAL;
 	if (step != PCIERR_STEP_ERROR_DETECTED)
-		return pe_op(ctx, PCIERR_CMD_REPORT, pe, PCIERR_A_STEP, step, 0, 0, ret_op_id);
+		return pe_op(ctx, PCIERR_CMD_REPORT, pe, pe_id, PCIERR_A_STEP, step, 0, 0,
+			     ret_op_id);
 	if (state == PCIERR_STATE_UNSPEC)
 		state = PCIERR_STATE_FROZEN;
 	if (state != PCIERR_STATE_FROZEN && state != PCIERR_STATE_PERM_FAILURE &&
 	    state != PCIERR_STATE_NORMAL)
 		return -EINVAL;
-	return pe_op(ctx, PCIERR_CMD_REPORT, pe, PCIERR_A_STEP, step,
+	return pe_op(ctx, PCIERR_CMD_REPORT, pe, pe_id, PCIERR_A_STEP, step,
 		     PCIERR_A_STATE, state, ret_op_id);
 }
 
-_public_ int pcierr_enable_io(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+_public_ int pcierr_enable_io(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			      uint64_t *ret_op_id)
 {
-	return pe_op(ctx, PCIERR_CMD_ENABLE_IO, pe, 0, 0, 0, 0, ret_op_id);
+	return pe_op(ctx, PCIERR_CMD_ENABLE_IO, pe, pe_id, 0, 0, 0, 0, ret_op_id);
 }
 
-_public_ int pcierr_reset(struct pcierr_ctx *ctx, const char *pe, enum pcierr_reset_type type,
-			  uint64_t *ret_op_id)
+_public_ int pcierr_reset(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			  enum pcierr_reset_type type, uint64_t *ret_op_id)
 {
 	if (type <= PCIERR_RESET_UNSPEC || type > PCIERR_RESET_MAX)
 		return -EINVAL;
-	return pe_op(ctx, PCIERR_CMD_RESET, pe, PCIERR_A_RESET_TYPE, type, 0, 0, ret_op_id);
+	return pe_op(ctx, PCIERR_CMD_RESET, pe, pe_id, PCIERR_A_RESET_TYPE, type, 0, 0,
+		     ret_op_id);
 }
 
-_public_ int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+_public_ int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			   uint64_t *ret_op_id)
 {
-	return pe_op(ctx, PCIERR_CMD_REMOVE, pe, 0, 0, 0, 0, ret_op_id);
+	return pe_op(ctx, PCIERR_CMD_REMOVE, pe, pe_id, 0, 0, 0, 0, ret_op_id);
 }
 
-_public_ int pcierr_remove_device(struct pcierr_ctx *ctx, const char *pe, const char *dev,
-				  uint64_t *ret_op_id)
+_public_ int pcierr_remove_device(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+				  const char *dev, uint64_t *ret_op_id)
 {
 	_cleanup_(nlmsg_freep) struct nl_msg *msg = NULL;
 	int r;
@@ -1118,31 +1185,42 @@ _public_ int pcierr_remove_device(struct pcierr_ctx *ctx, const char *pe, const 
 	r = put_addr(msg, PCIERR_A_PE, pe);
 	if (r < 0)
 		return r;
+	r = put_pe_id(msg, pe_id);
+	if (r < 0)
+		return r;
 	r = put_addr(msg, PCIERR_A_DEVICE, dev);
 	if (r < 0)
 		return r;
 	return request_u64(ctx, msg, PCIERR_A_OP_ID, ret_op_id);
 }
 
-_public_ int pcierr_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+_public_ int pcierr_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			   uint64_t *ret_op_id)
 {
-	return pe_op(ctx, PCIERR_CMD_RESCAN, pe, 0, 0, 0, 0, ret_op_id);
+	return pe_op(ctx, PCIERR_CMD_RESCAN, pe, pe_id, 0, 0, 0, 0, ret_op_id);
 }
 
-_public_ int pcierr_disable(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+_public_ int pcierr_disable(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			    uint64_t *ret_op_id)
 {
-	return pe_op(ctx, PCIERR_CMD_DISABLE, pe, 0, 0, 0, 0, ret_op_id);
+	return pe_op(ctx, PCIERR_CMD_DISABLE, pe, pe_id, 0, 0, 0, 0, ret_op_id);
 }
 
-_public_ int pcierr_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+_public_ int pcierr_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			   uint64_t *ret_op_id)
 {
-	return pe_op(ctx, PCIERR_CMD_ENABLE, pe, 0, 0, 0, 0, ret_op_id);
+	return pe_op(ctx, PCIERR_CMD_ENABLE, pe, pe_id, 0, 0, 0, 0, ret_op_id);
 }
 
-_public_ int pcierr_watch(struct pcierr_ctx *ctx, const char *pe, uint32_t interval_ms)
+_public_ int pcierr_watch(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			  uint32_t interval_ms)
 {
-	return pe_op(ctx, PCIERR_CMD_WATCH, pe, PCIERR_A_WATCH_INTERVAL_MS, interval_ms,
-		     0, 0, NULL);
+	if (interval_ms != 0 &&
+	    (interval_ms < PCIERR_WATCH_MIN_MS || interval_ms > PCIERR_WATCH_MAX_MS))
+		return -EINVAL;
+	/* no interval attribute: stop */
+	return pe_op(ctx, PCIERR_CMD_WATCH, pe, pe_id,
+		     interval_ms ? PCIERR_A_WATCH_INTERVAL_MS : 0, interval_ms, 0, 0, NULL);
 }
 
 /* ------------------------------------------------------------------ */

@@ -3,16 +3,16 @@
 # libpcierr and the test CLI pcierr-nl; included by the top-level Makefile
 # (which provides CFLAGS, NL_CFLAGS/NL_LIBS, BUILD, PREFIX, DESTDIR).
 #
-#   build/lib/libpcierr.so.1 (+ libpcierr.so), build/lib/libpcierr.a
+#   build/lib/libpcierr.so.2 (+ libpcierr.so), build/lib/libpcierr.a
 #   build/lib/libpcierr.pc
 #   build/pcierr-nl
 #   make install-libpcierr   (hooked to make install)
 
-LIBPCIERR_VERSION := 0.1.0
+LIBPCIERR_VERSION := 0.2.0
 LIBPCIERR_DIR     := lib/libpcierr
 LIBPCIERR_SRCS    := $(addprefix $(LIBPCIERR_DIR)/,ctx.c parse.c names.c)
 LIBPCIERR_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(LIBPCIERR_SRCS))
-LIBPCIERR_SONAME  := libpcierr.so.1
+LIBPCIERR_SONAME  := libpcierr.so.2
 LIBPCIERR_SO      := $(BUILD)/lib/$(LIBPCIERR_SONAME)
 LIBPCIERR_A       := $(BUILD)/lib/libpcierr.a
 LIBPCIERR_PC      := $(BUILD)/lib/libpcierr.pc

@@ -12,7 +12,6 @@
 static const char *const step_names[__PCIERR_STEP_MAX] = {
 	[PCIERR_STEP_ERROR_DETECTED]	= "error_detected",
 	[PCIERR_STEP_MMIO_ENABLED]	= "mmio_enabled",
-	[PCIERR_STEP_LINK_RESET]	= "link_reset",
 	[PCIERR_STEP_SLOT_RESET]	= "slot_reset",
 	[PCIERR_STEP_RESUME]		= "resume",
 	[PCIERR_STEP_PERM_FAILURE]	= "perm_failure",
@@ -48,7 +47,6 @@ static const char *const source_names[__PCIERR_SOURCE_MAX] = {
 	[PCIERR_SOURCE_CHECK]		= "check",
 	[PCIERR_SOURCE_WATCHDOG]	= "watchdog",
 	[PCIERR_SOURCE_DRIVER]		= "driver",
-	[PCIERR_SOURCE_PLATFORM]	= "platform",
 };
 
 static const char *const reset_names[__PCIERR_RESET_MAX] = {
@@ -59,12 +57,10 @@ static const char *const reset_names[__PCIERR_RESET_MAX] = {
 static const char *const handler_names[__PCIERR_HANDLER_MAX] = {
 	[PCIERR_HANDLER_ERROR_DETECTED]		= "error_detected",
 	[PCIERR_HANDLER_MMIO_ENABLED]		= "mmio_enabled",
-	[PCIERR_HANDLER_LINK_RESET]		= "link_reset",
 	[PCIERR_HANDLER_SLOT_RESET]		= "slot_reset",
 	[PCIERR_HANDLER_RESUME]			= "resume",
 	[PCIERR_HANDLER_RESET_PREPARE]		= "reset_prepare",
 	[PCIERR_HANDLER_RESET_DONE]		= "reset_done",
-	[PCIERR_HANDLER_COR_ERROR_DETECTED]	= "cor_error_detected",
 };
 
 /* Only the commands that start an asynchronous operation have a name. */

@@ -5,8 +5,11 @@
  * Attributes are checked strictly against the ABI (exact lengths for
  * integers, NUL-terminated strings of bounded length, enum values in
  * range, required attributes present, no trailing garbage); attributes
- * unknown to this version are ignored, as the ABI is append-only. Any
- * violation is -EBADMSG. These functions never print.
+ * unknown to this version are ignored, as the ABI is append-only. An enum
+ * value above this header's _MAX (a newer module's) is carried as is:
+ * never a dropped notification or a failed dump (the names functions
+ * return NULL for it, "unknown"). Only 0 (_UNSPEC, never sent) is
+ * refused. Any violation is -EBADMSG. These functions never print.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -67,6 +70,8 @@ static const struct spec pe_attrs[__PCIERR_A_MAX] = {
 	[PCIERR_A_STATS]		= { K_NEST },
 	[PCIERR_A_WATCH_INTERVAL_MS]	= { K_U32 },
 	[PCIERR_A_PAD]			= { K_PAD },
+	[PCIERR_A_PE_ID]		= { K_U64 },
+	[PCIERR_A_LAST_OP]		= { K_NEST },
 };
 
 static const struct spec dev_attrs[__PCIERR_DEV_A_MAX] = {
@@ -181,17 +186,22 @@ static int genl_attrs(const struct nlmsghdr *nlh, size_t len, uint8_t *ret_cmd,
 			   nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, spec, n, tb);
 }
 
-/* an enum attribute: required or not, value in 1..max */
+/*
+ * An enum attribute: required or not, value not 0. A value above max is
+ * a newer module's: carried, never refused (forward compatibility); max
+ * only documents which enum is meant.
+ */
 static int get_enum(const struct nlattr *nla, bool required, uint32_t max, uint32_t *ret)
 {
 	uint32_t v;
 
+	(void)max;
 	if (!nla) {
 		*ret = 0;
 		return required ? -EBADMSG : 0;
 	}
 	v = nla_get_u32((struct nlattr *)nla);
-	if (v == 0 || v > max)
+	if (v == 0)
 		return -EBADMSG;
 	*ret = v;
 	return 0;
@@ -236,6 +246,8 @@ static int parse_event(const struct nlattr **tb, struct pcierr_event *e)
 	if (!tb[PCIERR_A_SEQ])
 		return -EBADMSG;
 	e->seq = opt_u64(tb[PCIERR_A_SEQ]);
+	if (!tb[PCIERR_A_PE_ID] || !(e->pe_id = opt_u64(tb[PCIERR_A_PE_ID])))
+		return -EBADMSG;
 	r = get_addr(tb[PCIERR_A_PE], true, e->pe);
 	if (r < 0)
 		return r;
@@ -306,10 +318,14 @@ static int parse_op_done(const struct nlattr **tb, struct pcierr_op_done *d)
 	if (!tb[PCIERR_A_OP_ID] || !tb[PCIERR_A_OP] || !tb[PCIERR_A_ERRNO])
 		return -EBADMSG;
 	d->op_id = opt_u64(tb[PCIERR_A_OP_ID]);
-	v = opt_u32(tb[PCIERR_A_OP]);
-	if (v < PCIERR_CMD_REPORT || v > PCIERR_CMD_ENABLE)
-		return -EBADMSG;
+	/* a command this version does not know: carried */
+	r = get_enum(tb[PCIERR_A_OP], true, PCIERR_CMD_MAX, &v);
+	if (r < 0)
+		return r;
 	d->op = v;
+	d->pe_id = opt_u64(tb[PCIERR_A_PE_ID]);
+	if (d->pe_id == 0)
+		return -EBADMSG;
 	r = get_addr(tb[PCIERR_A_PE], true, d->pe);
 	if (r < 0)
 		return r;
@@ -489,6 +505,45 @@ _public_ void pcierr_pe_clear(struct pcierr_pe *pe)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct pcierr_pe *, pcierr_pe_clear)
 
+/* PCIERR_A_LAST_OP: the same attributes as an OP_DONE, nested */
+static int parse_last_op(const struct nlattr *nest, struct pcierr_last_op *o)
+{
+	const struct nlattr *tb[__PCIERR_A_MAX];
+	uint32_t v;
+	int r;
+
+	r = attrs_parse(nla_data(nest), (size_t)nla_len(nest), pe_attrs,
+			ELEMENTSOF(pe_attrs), tb);
+	if (r < 0)
+		return r;
+	if (!tb[PCIERR_A_OP_ID])
+		return -EBADMSG;
+	o->op_id = opt_u64(tb[PCIERR_A_OP_ID]);
+	r = get_enum(tb[PCIERR_A_OP], true, PCIERR_CMD_MAX, &v);
+	if (r < 0)
+		return r;
+	o->op = v;
+	r = get_enum(tb[PCIERR_A_STEP], false, PCIERR_STEP_MAX, &v);
+	if (r < 0)
+		return r;
+	o->step = v;
+	r = get_enum(tb[PCIERR_A_RESULT], false, PCIERR_RESULT_MAX, &v);
+	if (r < 0)
+		return r;
+	o->result = v;
+	o->done = !!tb[PCIERR_A_ERRNO];
+	v = opt_u32(tb[PCIERR_A_ERRNO]);
+	if (v > KERNEL_MAX_ERRNO)
+		return -EBADMSG;
+	o->error = (int)v;
+	o->duration_ns = opt_u64(tb[PCIERR_A_DURATION_NS]);
+	r = get_enum(tb[PCIERR_A_PE_STATE], false, PCIERR_PE_STATE_MAX, &v);
+	if (r < 0)
+		return r;
+	o->pe_state = v;
+	return 0;
+}
+
 int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *ret)
 {
 	const struct nlattr *tb[__PCIERR_A_MAX];
@@ -508,6 +563,14 @@ int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *re
 	r = get_addr(tb[PCIERR_A_PE], true, pe.addr);
 	if (r < 0)
 		return r;
+	pe.id = opt_u64(tb[PCIERR_A_PE_ID]);
+	if (pe.id == 0)
+		return -EBADMSG;
+	if (tb[PCIERR_A_LAST_OP]) {
+		r = parse_last_op(tb[PCIERR_A_LAST_OP], &pe.last_op);
+		if (r < 0)
+			return r;
+	}
 	r = get_enum(tb[PCIERR_A_PE_STATE], true, PCIERR_PE_STATE_MAX, &v);
 	if (r < 0)
 		return r;

@@ -34,6 +34,8 @@ struct pcierr_ctx {
 	struct nl_sock *ev;		/* the "events" group and nlctrl's "notify" */
 	int family;
 	uint32_t group;
+	bool events_joined;		/* member of the "events" group (not
+					 * without CAP_NET_ADMIN) */
 	bool family_gone;		/* our instance of the family was removed:
 					 * requests and op waits fail (-ENOTCONN)
 					 * until pcierr_ctx_reconnect() */
@@ -102,6 +104,13 @@ int pcierr_parse_ctrl(const struct nlmsghdr *nlh, size_t len, struct pcierr_noti
 
 /* a GET_PE reply (doit or one dump part) */
 int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *ret);
+
+/* Add one dump part to list (of capacity *cap): a part with the PE id of
+ * the last PE in the list continues it (its devices are appended, the
+ * rest of it dropped); any other is a new PE. pe is moved (zeroed, or
+ * cleared) either way. 0, -ENOMEM, or -EBADMSG for a continuation with
+ * another address. */
+int pcierr_pe_list_add(struct pcierr_pe_list *list, size_t *cap, struct pcierr_pe *pe);
 
 /* a GET_STATS reply */
 int pcierr_parse_stats(const struct nlmsghdr *nlh, size_t len, struct pcierr_stats *ret);

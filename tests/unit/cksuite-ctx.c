@@ -481,45 +481,61 @@ static const struct {
 	const char *addr;
 	int a, b;
 	int expected;
+	bool zero_id;		/* name PE id 0: always refused */
 } calls[] = {
-	{ C_INJECT, "01:00.0", PCIERR_STATE_FROZEN, 0, -ENOTCONN },
-	{ C_INJECT, "0000:01:00.0", PCIERR_STATE_UNSPEC, 0, -ENOTCONN },
-	{ C_INJECT, "0000:01:00.0", PCIERR_STATE_PERM_FAILURE, 0, -ENOTCONN },
-	{ C_INJECT, "0000:01:00.0", PCIERR_STATE_NORMAL, 0, -EINVAL },
-	{ C_INJECT, "0000:01:00.0", 99, 0, -EINVAL },
-	{ C_INJECT, "0000:01:00", PCIERR_STATE_FROZEN, 0, -EINVAL },
-	{ C_INJECT, NULL, PCIERR_STATE_FROZEN, 0, -EINVAL },
-	{ C_REPORT, "00:02.0", PCIERR_STEP_ERROR_DETECTED, 0, -ENOTCONN },
-	{ C_REPORT, "00:02.0", PCIERR_STEP_ERROR_DETECTED, PCIERR_STATE_PERM_FAILURE, -ENOTCONN },
-	{ C_REPORT, "00:02.0", PCIERR_STEP_ERROR_DETECTED, 77, -EINVAL },
-	{ C_REPORT, "00:02.0", PCIERR_STEP_RESUME, 77, -ENOTCONN },	/* state ignored */
-	{ C_REPORT, "00:02.0", PCIERR_STEP_PERM_FAILURE, 0, -ENOTCONN },
-	{ C_REPORT, "00:02.0", PCIERR_STEP_UNSPEC, 0, -EINVAL },
-	{ C_REPORT, "00:02.0", PCIERR_STEP_MAX + 1, 0, -EINVAL },
-	{ C_REPORT, "00:02.0x", PCIERR_STEP_RESUME, 0, -EINVAL },
-	{ C_RESET, "00:02.0", PCIERR_RESET_HOT, 0, -ENOTCONN },
-	{ C_RESET, "00:02.0", PCIERR_RESET_FUNDAMENTAL, 0, -ENOTCONN },
-	{ C_RESET, "00:02.0", PCIERR_RESET_UNSPEC, 0, -EINVAL },
-	{ C_RESET, "00:02.0", PCIERR_RESET_MAX + 1, 0, -EINVAL },
-	{ C_ENABLE_IO, "00:02.0", 0, 0, -ENOTCONN },
-	{ C_ENABLE_IO, "", 0, 0, -EINVAL },
-	{ C_REMOVE, "00:02.0", 0, 0, -ENOTCONN },
-	{ C_REMOVE, "bogus", 0, 0, -EINVAL },
-	{ C_RESCAN, "00:02.0", 0, 0, -ENOTCONN },
-	{ C_RESCAN, NULL, 0, 0, -EINVAL },
-	{ C_DISABLE, "00:02.0", 0, 0, -ENOTCONN },
-	{ C_DISABLE, "00:02.8", 0, 0, -EINVAL },
-	{ C_ENABLE, "00:02.0", 0, 0, -ENOTCONN },
-	{ C_ENABLE, "00:20.0", 0, 0, -EINVAL },
-	{ C_WATCH, "00:02.0", 100, 0, -ENOTCONN },
-	{ C_WATCH, "00:02.0", 0, 0, -ENOTCONN },
-	{ C_WATCH, "0000:00:02.0:", 100, 0, -EINVAL },
-	{ C_PE_GET, "00:02.0", 0, 0, -ENOTCONN },
-	{ C_PE_GET, "00:02", 0, 0, -EINVAL },
-	{ C_PE_BY_DEV, "01:00.0", 0, 0, -ENOTCONN },
-	{ C_PE_BY_DEV, "01:00.0.0", 0, 0, -EINVAL },
-	{ C_IOCHK, "01:00.0", 0, 0, -ENOTCONN },
-	{ C_IOCHK, "01:00", 0, 0, -EINVAL },
+	{ C_INJECT, "01:00.0", PCIERR_STATE_FROZEN, 0, -ENOTCONN, false },
+	{ C_INJECT, "0000:01:00.0", PCIERR_STATE_UNSPEC, 0, -ENOTCONN, false },
+	{ C_INJECT, "0000:01:00.0", PCIERR_STATE_PERM_FAILURE, 0, -ENOTCONN, false },
+	{ C_INJECT, "0000:01:00.0", PCIERR_STATE_NORMAL, 0, -EINVAL, false },
+	{ C_INJECT, "0000:01:00.0", 99, 0, -EINVAL, false },
+	{ C_INJECT, "0000:01:00", PCIERR_STATE_FROZEN, 0, -EINVAL, false },
+	{ C_INJECT, NULL, PCIERR_STATE_FROZEN, 0, -EINVAL, false },
+	{ C_REPORT, "00:02.0", PCIERR_STEP_ERROR_DETECTED, 0, -ENOTCONN, false },
+	{ C_REPORT, "00:02.0", PCIERR_STEP_ERROR_DETECTED, PCIERR_STATE_PERM_FAILURE, -ENOTCONN, false },
+	{ C_REPORT, "00:02.0", PCIERR_STEP_ERROR_DETECTED, 77, -EINVAL, false },
+	{ C_REPORT, "00:02.0", PCIERR_STEP_RESUME, 77, -ENOTCONN, false },	/* state ignored */
+	{ C_REPORT, "00:02.0", PCIERR_STEP_PERM_FAILURE, 0, -ENOTCONN, false },
+	{ C_REPORT, "00:02.0", PCIERR_STEP_UNSPEC, 0, -EINVAL, false },
+	{ C_REPORT, "00:02.0", PCIERR_STEP_MAX + 1, 0, -EINVAL, false },
+	{ C_REPORT, "00:02.0x", PCIERR_STEP_RESUME, 0, -EINVAL, false },
+	{ C_RESET, "00:02.0", PCIERR_RESET_HOT, 0, -ENOTCONN, false },
+	{ C_RESET, "00:02.0", PCIERR_RESET_FUNDAMENTAL, 0, -ENOTCONN, false },
+	{ C_RESET, "00:02.0", PCIERR_RESET_UNSPEC, 0, -EINVAL, false },
+	{ C_RESET, "00:02.0", PCIERR_RESET_MAX + 1, 0, -EINVAL, false },
+	{ C_ENABLE_IO, "00:02.0", 0, 0, -ENOTCONN, false },
+	{ C_ENABLE_IO, "", 0, 0, -EINVAL, false },
+	{ C_REMOVE, "00:02.0", 0, 0, -ENOTCONN, false },
+	{ C_REMOVE, "bogus", 0, 0, -EINVAL, false },
+	{ C_RESCAN, "00:02.0", 0, 0, -ENOTCONN, false },
+	{ C_RESCAN, NULL, 0, 0, -EINVAL, false },
+	{ C_DISABLE, "00:02.0", 0, 0, -ENOTCONN, false },
+	{ C_DISABLE, "00:02.8", 0, 0, -EINVAL, false },
+	{ C_ENABLE, "00:02.0", 0, 0, -ENOTCONN, false },
+	{ C_ENABLE, "00:20.0", 0, 0, -EINVAL, false },
+	{ C_WATCH, "00:02.0", 100, 0, -ENOTCONN, false },
+	{ C_WATCH, "00:02.0", 0, 0, -ENOTCONN, false },
+	{ C_WATCH, "0000:00:02.0:", 100, 0, -EINVAL, false },
+	{ C_PE_GET, "00:02.0", 0, 0, -ENOTCONN, false },
+	{ C_PE_GET, "00:02", 0, 0, -EINVAL, false },
+	{ C_PE_BY_DEV, "01:00.0", 0, 0, -ENOTCONN, false },
+	{ C_PE_BY_DEV, "01:00.0.0", 0, 0, -EINVAL, false },
+	{ C_IOCHK, "01:00.0", 0, 0, -ENOTCONN, false },
+	{ C_IOCHK, "01:00", 0, 0, -EINVAL, false },
+	/* v2: every command that changes state names a PE id, never 0 */
+	{ C_INJECT, "01:00.0", PCIERR_STATE_FROZEN, 0, -EINVAL, true },
+	{ C_REPORT, "00:02.0", PCIERR_STEP_RESUME, 0, -EINVAL, true },
+	{ C_RESET, "00:02.0", PCIERR_RESET_HOT, 0, -EINVAL, true },
+	{ C_ENABLE_IO, "00:02.0", 0, 0, -EINVAL, true },
+	{ C_REMOVE, "00:02.0", 0, 0, -EINVAL, true },
+	{ C_RESCAN, "00:02.0", 0, 0, -EINVAL, true },
+	{ C_DISABLE, "00:02.0", 0, 0, -EINVAL, true },
+	{ C_ENABLE, "00:02.0", 0, 0, -EINVAL, true },
+	{ C_WATCH, "00:02.0", 100, 0, -EINVAL, true },
+	/* the watchdog's interval: 0 (off) or PCIERR_WATCH_MIN_MS..MAX_MS */
+	{ C_WATCH, "00:02.0", PCIERR_WATCH_MIN_MS, 0, -ENOTCONN, false },
+	{ C_WATCH, "00:02.0", PCIERR_WATCH_MAX_MS, 0, -ENOTCONN, false },
+	{ C_WATCH, "00:02.0", PCIERR_WATCH_MIN_MS - 1, 0, -EINVAL, false },
+	{ C_WATCH, "00:02.0", PCIERR_WATCH_MAX_MS + 1, 0, -EINVAL, false },
 };
 
 START_TEST(test_calls)
@@ -527,20 +543,20 @@ START_TEST(test_calls)
 	struct pcierr_ctx *ctx = detached();
 	const char *addr = calls[_i].addr;
 	int a = calls[_i].a, b = calls[_i].b, r;
-	uint64_t id = 12345;
+	uint64_t id = 12345, pe_id = calls[_i].zero_id ? 0 : 7;
 	struct pcierr_pe pe = {};
 	struct pcierr_iochk_cookie cookie;
 
 	switch (calls[_i].call) {
-	case C_INJECT:    r = pcierr_inject(ctx, addr, a, 0, &id); break;
-	case C_REPORT:    r = pcierr_report(ctx, addr, a, b, &id); break;
-	case C_RESET:     r = pcierr_reset(ctx, addr, a, &id); break;
-	case C_ENABLE_IO: r = pcierr_enable_io(ctx, addr, &id); break;
-	case C_REMOVE:    r = pcierr_remove(ctx, addr, &id); break;
-	case C_RESCAN:    r = pcierr_rescan(ctx, addr, NULL); break;
-	case C_DISABLE:   r = pcierr_disable(ctx, addr, &id); break;
-	case C_ENABLE:    r = pcierr_enable(ctx, addr, &id); break;
-	case C_WATCH:     r = pcierr_watch(ctx, addr, (uint32_t)a); break;
+	case C_INJECT:    r = pcierr_inject(ctx, addr, pe_id, a, 0, &id); break;
+	case C_REPORT:    r = pcierr_report(ctx, addr, pe_id, a, b, &id); break;
+	case C_RESET:     r = pcierr_reset(ctx, addr, pe_id, a, &id); break;
+	case C_ENABLE_IO: r = pcierr_enable_io(ctx, addr, pe_id, &id); break;
+	case C_REMOVE:    r = pcierr_remove(ctx, addr, pe_id, &id); break;
+	case C_RESCAN:    r = pcierr_rescan(ctx, addr, pe_id, NULL); break;
+	case C_DISABLE:   r = pcierr_disable(ctx, addr, pe_id, &id); break;
+	case C_ENABLE:    r = pcierr_enable(ctx, addr, pe_id, &id); break;
+	case C_WATCH:     r = pcierr_watch(ctx, addr, pe_id, (uint32_t)a); break;
 	case C_PE_GET:    r = pcierr_pe_get(ctx, addr, &pe); break;
 	case C_PE_BY_DEV: r = pcierr_pe_get_by_device(ctx, addr, &pe); break;
 	default:          r = pcierr_iochk_clear(ctx, addr, &cookie); break;
@@ -571,11 +587,12 @@ START_TEST(test_remove_device)
 	struct pcierr_ctx *ctx = detached();
 	uint64_t id = 12345;
 
-	ck_assert_int_eq(pcierr_remove_device(ctx, remove_device_calls[_i].pe,
+	ck_assert_int_eq(pcierr_remove_device(ctx, remove_device_calls[_i].pe, 9,
 					      remove_device_calls[_i].dev, &id),
 			 remove_device_calls[_i].expected);
 	ck_assert_uint_eq(id, 12345);		/* untouched on failure */
-	ck_assert_int_eq(pcierr_remove_device(NULL, "05:00.0", "06:02.0", &id), -EINVAL);
+	ck_assert_int_eq(pcierr_remove_device(NULL, "05:00.0", 9, "06:02.0", &id), -EINVAL);
+	ck_assert_int_eq(pcierr_remove_device(ctx, "05:00.0", 0, "06:02.0", &id), -EINVAL);
 	pcierr_ctx_free(ctx);
 }
 END_TEST
@@ -597,8 +614,10 @@ START_TEST(test_null_args)
 	ck_assert_int_eq(pcierr_event_read(ctx, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(pcierr_event_read(NULL, record, NULL), -EINVAL);
 	ck_assert_int_eq(pcierr_op_wait(ctx, 1, 0, NULL), -EINVAL);
-	ck_assert_int_eq(pcierr_inject(NULL, "01:00.0", 0, 0, NULL), -EINVAL);
-	ck_assert_int_eq(pcierr_report(NULL, "01:00.0", PCIERR_STEP_RESUME, 0, NULL), -EINVAL);
+	ck_assert_int_eq(pcierr_inject(NULL, "01:00.0", 1, 0, 0, NULL), -EINVAL);
+	ck_assert_int_eq(pcierr_report(NULL, "01:00.0", 1, PCIERR_STEP_RESUME, 0, NULL), -EINVAL);
+	ck_assert(!pcierr_events_joined(ctx));
+	ck_assert(!pcierr_events_joined(NULL));
 	ck_assert_ptr_null(pcierr_last_error_message(ctx));
 	ck_assert_ptr_null(pcierr_last_error_message(NULL));
 	ck_assert_int_eq(pcierr_event_fd(NULL), -EINVAL);

@@ -169,6 +169,24 @@ START_TEST(lost_op_done_goes_on)
 }
 END_TEST
 
+START_TEST(lost_op_done_without_last_op)
+{
+	start(1);
+	/* a shim that keeps no last operation (ABI v1): the step timed out */
+	k->no_last_op = true;
+	k->drop_op = PCIERR_CMD_REPORT;
+	k->drop_step = PCIERR_STEP_MMIO_ENABLED;
+	k->answer[PCIERR_STEP_ERROR_DETECTED] = PCIERR_RESULT_CAN_RECOVER;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	/* mmio_enabled failed: a reset, slot_reset, resume */
+	ck_assert_str_eq(commands(), "report:error_detected enable_io report:mmio_enabled "
+			 "reset:hot report:slot_reset report:resume");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	stop();
+}
+END_TEST
+
 START_TEST(lost_op_done_found_by_resync)
 {
 	uint64_t t0;
@@ -595,6 +613,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, start_finds_slots);
 	tcase_add_test(tc, recovery_acts_first);
 	tcase_add_test(tc, lost_op_done_goes_on);
+	tcase_add_test(tc, lost_op_done_without_last_op);
 	tcase_add_test(tc, lost_op_done_found_by_resync);
 	tcase_add_test(tc, stale_op_done_ignored);
 	tcase_add_test(tc, event_during_resync_counted_once);

@@ -48,7 +48,6 @@ static const struct {
 } names[] = {
 	{ T_STEP, PCIERR_STEP_ERROR_DETECTED, "error_detected" },
 	{ T_STEP, PCIERR_STEP_MMIO_ENABLED, "mmio_enabled" },
-	{ T_STEP, PCIERR_STEP_LINK_RESET, "link_reset" },
 	{ T_STEP, PCIERR_STEP_SLOT_RESET, "slot_reset" },
 	{ T_STEP, PCIERR_STEP_RESUME, "resume" },
 	{ T_STEP, PCIERR_STEP_PERM_FAILURE, "perm_failure" },
@@ -72,17 +71,14 @@ static const struct {
 	{ T_SOURCE, PCIERR_SOURCE_CHECK, "check" },
 	{ T_SOURCE, PCIERR_SOURCE_WATCHDOG, "watchdog" },
 	{ T_SOURCE, PCIERR_SOURCE_DRIVER, "driver" },
-	{ T_SOURCE, PCIERR_SOURCE_PLATFORM, "platform" },
 	{ T_RESET, PCIERR_RESET_HOT, "hot" },
 	{ T_RESET, PCIERR_RESET_FUNDAMENTAL, "fundamental" },
 	{ T_HANDLER, PCIERR_HANDLER_ERROR_DETECTED, "error_detected" },
 	{ T_HANDLER, PCIERR_HANDLER_MMIO_ENABLED, "mmio_enabled" },
-	{ T_HANDLER, PCIERR_HANDLER_LINK_RESET, "link_reset" },
 	{ T_HANDLER, PCIERR_HANDLER_SLOT_RESET, "slot_reset" },
 	{ T_HANDLER, PCIERR_HANDLER_RESUME, "resume" },
 	{ T_HANDLER, PCIERR_HANDLER_RESET_PREPARE, "reset_prepare" },
 	{ T_HANDLER, PCIERR_HANDLER_RESET_DONE, "reset_done" },
-	{ T_HANDLER, PCIERR_HANDLER_COR_ERROR_DETECTED, "cor_error_detected" },
 	{ T_OP, PCIERR_CMD_REPORT, "report" },
 	{ T_OP, PCIERR_CMD_ENABLE_IO, "enable_io" },
 	{ T_OP, PCIERR_CMD_RESET, "reset" },
@@ -154,6 +150,9 @@ static const struct {
 	{ T_STATE, "Frozen" }, { T_STATE, "" }, { T_STATE, "mmio_enabled" },
 	{ T_PE_STATE, "perm_failure" }, { T_PE_STATE, NULL },
 	{ T_SOURCE, "aer" }, { T_SOURCE, "" },
+	/* v2: values nothing produced are gone from the ABI */
+	{ T_SOURCE, "platform" }, { T_STEP, "link_reset" },
+	{ T_HANDLER, "link_reset" }, { T_HANDLER, "cor_error_detected" },
 	{ T_RESET, "warm" }, { T_RESET, "HOT" },
 	{ T_HANDLER, "perm_failure" }, { T_HANDLER, "" },
 	{ T_OP, "get_pe" }, { T_OP, "inject" }, { T_OP, "watch" }, { T_OP, "enable-io" },
@@ -175,11 +174,12 @@ static const struct {
 	{ 1U << PCIERR_HANDLER_ERROR_DETECTED | 1U << PCIERR_HANDLER_MMIO_ENABLED |
 	  1U << PCIERR_HANDLER_SLOT_RESET | 1U << PCIERR_HANDLER_RESUME,
 	  "error_detected,mmio_enabled,slot_reset,resume" },
-	{ 1U << PCIERR_HANDLER_COR_ERROR_DETECTED | 1U << PCIERR_HANDLER_RESET_PREPARE,
-	  "reset_prepare,cor_error_detected" },
+	{ 1U << PCIERR_HANDLER_RESET_DONE | 1U << PCIERR_HANDLER_RESET_PREPARE,
+	  "reset_prepare,reset_done" },
 	{ (1U << __PCIERR_HANDLER_MAX) - 1,
-	  "error_detected,mmio_enabled,link_reset,slot_reset,resume,reset_prepare,reset_done,"
-	  "cor_error_detected" },
+	  "error_detected,mmio_enabled,slot_reset,resume,reset_prepare,reset_done" },
+	/* a newer module's handler bit: shown, not dropped */
+	{ 1U << __PCIERR_HANDLER_MAX | 1U << PCIERR_HANDLER_RESUME, "resume,0x40" },
 	{ 1U << 31 | 1U << PCIERR_HANDLER_RESUME, "resume,0x80000000" },
 	{ 1U << 30 | 1U << 8, "0x40000100" },
 };

@@ -28,6 +28,15 @@ START_TEST(test_pe)
 	ck_assert_uint_eq(pe.reset_types, 1U << PCIERR_RESET_HOT);
 	ck_assert_uint_eq(pe.generation, 7);
 	ck_assert_uint_eq(pe.watch_interval_ms, 500);
+	ck_assert_uint_eq(pe.id, ck_pe_id("0000:00:02.0"));
+	ck_assert_uint_eq(pe.last_op.op_id, 77);
+	ck_assert_int_eq(pe.last_op.op, PCIERR_CMD_REPORT);
+	ck_assert_int_eq(pe.last_op.step, PCIERR_STEP_SLOT_RESET);
+	ck_assert_int_eq(pe.last_op.result, PCIERR_RESULT_RECOVERED);
+	ck_assert(pe.last_op.done);
+	ck_assert_int_eq(pe.last_op.error, 5);
+	ck_assert_uint_eq(pe.last_op.duration_ns, 999);
+	ck_assert_int_eq(pe.last_op.pe_state, PCIERR_PE_STATE_RESET);
 	ck_assert_uint_eq(pe.n_devices, 2);
 
 	d = &pe.devices[0];
@@ -97,8 +106,16 @@ static const struct {
 } bad_pe[] = {
 	{ "no_pe",          OV_OMIT(0, PCIERR_A_PE) },
 	{ "no_pe_state",    OV_OMIT(0, PCIERR_A_PE_STATE) },
+	{ "no_pe_id",       OV_OMIT(0, PCIERR_A_PE_ID) },
+	{ "pe_id_0",        OV_NUM(0, PCIERR_A_PE_ID, CK_U64, 0) },
+	{ "pe_id_u32",      OV_NUM(0, PCIERR_A_PE_ID, CK_U32, 5) },
+	{ "last_op_u32",    OV_NUM(0, PCIERR_A_LAST_OP, CK_U32, 5) },
+	{ "last_op_no_id",  OV_OMIT(4, PCIERR_A_OP_ID) },
+	{ "last_op_no_op",  OV_OMIT(4, PCIERR_A_OP) },
+	{ "last_op_op_0",   OV_NUM(4, PCIERR_A_OP, CK_U32, 0) },
+	{ "last_op_errno_huge", OV_NUM(4, PCIERR_A_ERRNO, CK_U32, 70000) },
+	{ "last_op_junk",   OV_JUNK(4, 3) },
 	{ "pe_state_0",     OV_NUM(0, PCIERR_A_PE_STATE, CK_U32, 0) },
-	{ "pe_state_99",    OV_NUM(0, PCIERR_A_PE_STATE, CK_U32, 99) },
 	{ "pe_flags_u16",   OV_NUM(0, PCIERR_A_PE_FLAGS, CK_U16, 1) },
 	{ "generation_u64", OV_NUM(0, PCIERR_A_GENERATION, CK_U64, 1) },
 	{ "devices_u32",    OV_NUM(0, PCIERR_A_PE_DEVICES, CK_U32, 1) },
@@ -114,7 +131,6 @@ static const struct {
 	{ "dev_class_big",  OV_NUM(1, PCIERR_DEV_A_CLASS, CK_U32, 0x1020000) },
 	{ "dev_dsn_u32",    OV_NUM(1, PCIERR_DEV_A_DSN, CK_U32, 1) },
 	{ "dev_state_0",    OV_NUM(2, PCIERR_DEV_A_STATE, CK_U32, 0) },
-	{ "dev_state_4",    OV_NUM(2, PCIERR_DEV_A_STATE, CK_U32, 4) },
 	{ "dev_addr_bad",   OV_STR(2, PCIERR_DEV_A_ADDR, "0000:01:00") },
 	{ "dev_addr_oversize", OV_STR(1, PCIERR_DEV_A_ADDR, "00000000000000:01:00.0") },
 	{ "dev_driver_unterminated", OV_RAW(1, PCIERR_DEV_A_DRIVER, "e1000e", 6) },
@@ -128,6 +144,147 @@ static const struct {
 	{ "dev_junk",       OV_JUNK(1, 3) },
 	{ "devices_junk",   OV_JUNK(3, 9) },
 };
+
+/* An operation still in flight: no PCIERR_A_ERRNO in PCIERR_A_LAST_OP */
+START_TEST(test_pe_last_op_in_flight)
+{
+	static const struct ck_override ov = OV_OMIT(4, PCIERR_A_ERRNO);
+	struct pcierr_pe pe;
+	struct nl_msg *m;
+
+	ck_ov = &ov;
+	m = ck_build_pe("0000:00:02.0", 1, 0, 0);
+	ck_ov = NULL;
+	ck_assert_int_eq(parse_pe(m, &pe), 0);
+	ck_assert_uint_eq(pe.last_op.op_id, 77);
+	ck_assert(!pe.last_op.done);
+	ck_assert_int_eq(pe.last_op.error, 0);
+	pcierr_pe_clear(&pe);
+	nlmsg_free(m);
+}
+END_TEST
+
+/* No operation ever: no PCIERR_A_LAST_OP, op_id 0 */
+START_TEST(test_pe_no_last_op)
+{
+	static const struct ck_override ov = OV_OMIT(0, PCIERR_A_LAST_OP);
+	struct pcierr_pe pe;
+	struct nl_msg *m;
+
+	ck_ov = &ov;
+	m = ck_build_pe("0000:00:02.0", 1, 0, 0);
+	ck_ov = NULL;
+	ck_assert_int_eq(parse_pe(m, &pe), 0);
+	ck_assert_uint_eq(pe.last_op.op_id, 0);
+	ck_assert(!pe.last_op.done);
+	pcierr_pe_clear(&pe);
+	nlmsg_free(m);
+}
+END_TEST
+
+/* Forward compatibility: enum values of a newer module are carried. */
+START_TEST(test_pe_carried)
+{
+	static const struct ck_override ov[] = {
+		OV_NUM(0, PCIERR_A_PE_STATE, CK_U32, 99),
+		OV_NUM(2, PCIERR_DEV_A_STATE, CK_U32, __PCIERR_STATE_MAX),
+		OV_NUM(4, PCIERR_A_OP, CK_U32, 200),
+	};
+	struct pcierr_pe pe;
+	struct nl_msg *m;
+
+	ck_ov = &ov[_i];
+	m = ck_build_pe("0000:00:02.0", 3, 0, 0);
+	ck_ov = NULL;
+	ck_assert_int_eq(parse_pe(m, &pe), 0);
+	ck_assert_uint_eq(pe.n_devices, 3);
+	switch (_i) {
+	case 0:
+		ck_assert_int_eq(pe.state, 99);
+		ck_assert_ptr_null(pcierr_pe_state_to_string(pe.state));
+		break;
+	case 1:
+		ck_assert_int_eq(pe.devices[1].state, __PCIERR_STATE_MAX);
+		ck_assert_ptr_null(pcierr_state_to_string(pe.devices[1].state));
+		break;
+	default:
+		ck_assert_int_eq(pe.last_op.op, 200);
+		ck_assert_ptr_null(pcierr_op_to_string(pe.last_op.op));
+		break;
+	}
+	pcierr_pe_clear(&pe);
+	nlmsg_free(m);
+}
+END_TEST
+
+/* A PE split across dump messages (D6) comes back as one. */
+static void add_part(struct pcierr_pe_list *list, size_t *cap, const char *addr, int first,
+		     int n, int expected)
+{
+	struct nl_msg *m = ck_build_pe_part(addr, first, n, 0, NLM_F_MULTI);
+	struct pcierr_pe pe;
+
+	ck_assert_int_eq(parse_pe(m, &pe), 0);
+	ck_assert_int_eq(pcierr_pe_list_add(list, cap, &pe), expected);
+	ck_assert_ptr_null(pe.devices);		/* moved or freed */
+	nlmsg_free(m);
+}
+
+START_TEST(test_pe_split)
+{
+	struct pcierr_pe_list list = {};
+	size_t cap = 0;
+
+	add_part(&list, &cap, "0000:00:01.0", 0, 2, 0);
+	/* 0000:00:02.0: 1 + 100 + 0 + 155 devices in four messages */
+	add_part(&list, &cap, "0000:00:02.0", 0, 1, 0);
+	add_part(&list, &cap, "0000:00:02.0", 1, 100, 0);
+	add_part(&list, &cap, "0000:00:02.0", 101, 0, 0);
+	add_part(&list, &cap, "0000:00:02.0", 101, 155, 0);
+	add_part(&list, &cap, "0000:00:03.0", 0, 0, 0);
+	ck_assert_uint_eq(list.n_pes, 3);
+	ck_assert_str_eq(list.pes[0].addr, "0000:00:01.0");
+	ck_assert_uint_eq(list.pes[0].n_devices, 2);
+	ck_assert_str_eq(list.pes[1].addr, "0000:00:02.0");
+	ck_assert_uint_eq(list.pes[1].n_devices, 256);
+	ck_assert_str_eq(list.pes[1].devices[0].driver, "e1000e");
+	for (int i = 1; i < 256; i++) {
+		char addr[PCIERR_ADDR_STRLEN];
+
+		snprintf(addr, sizeof(addr), "0000:01:%02x.%x", i / 8, i % 8);
+		ck_assert_str_eq(list.pes[1].devices[i].addr, addr);
+		ck_assert_str_eq(list.pes[1].devices[i].driver, "");
+	}
+	ck_assert_uint_eq(list.pes[2].n_devices, 0);
+	pcierr_pe_list_clear(&list);
+}
+END_TEST
+
+/* The same id under another address is no continuation: a bad message */
+START_TEST(test_pe_split_bad)
+{
+	static const struct ck_override ov = OV_NUM(0, PCIERR_A_PE_ID, CK_U64, 1);
+	struct pcierr_pe_list list = {};
+	struct pcierr_pe pe;
+	struct nl_msg *m;
+	size_t cap = 0;
+
+	ck_ov = &ov;
+	m = ck_build_pe("0000:00:01.0", 1, 0, NLM_F_MULTI);
+	ck_assert_int_eq(parse_pe(m, &pe), 0);
+	ck_assert_int_eq(pcierr_pe_list_add(&list, &cap, &pe), 0);
+	nlmsg_free(m);
+	m = ck_build_pe("0000:00:02.0", 2, 0, NLM_F_MULTI);
+	ck_ov = NULL;
+	ck_assert_int_eq(parse_pe(m, &pe), 0);
+	ck_assert_int_eq(pcierr_pe_list_add(&list, &cap, &pe), -EBADMSG);
+	ck_assert_ptr_null(pe.devices);
+	ck_assert_uint_eq(list.n_pes, 1);
+	ck_assert_uint_eq(list.pes[0].n_devices, 1);
+	nlmsg_free(m);
+	pcierr_pe_list_clear(&list);
+}
+END_TEST
 
 START_TEST(test_pe_malformed)
 {
@@ -296,6 +453,11 @@ Suite *suite_pe(void)
 	tcase_add_test(tc, test_pe);
 	tcase_add_loop_test(tc, test_pe_sizes, 0, 5);
 	tcase_add_loop_test(tc, test_pe_malformed, 0, ARRAY_SIZE(bad_pe));
+	tcase_add_test(tc, test_pe_last_op_in_flight);
+	tcase_add_test(tc, test_pe_no_last_op);
+	tcase_add_loop_test(tc, test_pe_carried, 0, 3);
+	tcase_add_test(tc, test_pe_split);
+	tcase_add_test(tc, test_pe_split_bad);
 	tcase_add_test(tc, test_pe_truncated);
 	tcase_add_test(tc, test_pe_wrong_cmd);
 	suite_add_tcase(s, tc);

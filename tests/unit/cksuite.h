@@ -78,6 +78,16 @@ struct nl_msg *ck_build_overflow(uint64_t dropped, uint64_t seq);
  * 010000, no driver, normal, gen 0, flags BRIDGE). n_devices 0: none.
  * flags: nlmsg flags (NLM_F_MULTI, NLM_F_DUMP_INTR) */
 struct nl_msg *ck_build_pe(const char *pe, int n_devices, uint32_t seq, int flags);
+/* Devices first .. first + n_devices - 1 of that PE (device 0 is the
+ * e1000e above, the others are bridges 0000:01:DD.F): one part of a PE
+ * split across dump messages. Also carries a PCIERR_A_LAST_OP (scope 4):
+ * REPORT slot_reset, op id 77, done, errno 5, recovered, 999 ns, RESET. */
+struct nl_msg *ck_build_pe_part(const char *pe, int first, int n_devices, uint32_t seq,
+				int flags);
+/* The PE id ck_build_pe() gives the PE named pe (never 0) */
+uint64_t ck_pe_id(const char *pe);
+/* The PE id of ck_build_event() (ck_build_op_done(): this + 1) */
+#define CK_PE_ID 0x1234567890ULL
 /* GET_STATS reply: counter i = 100 + i */
 struct nl_msg *ck_build_stats(void);
 /* NLMSG_ERROR for request seq: error (<= 0), extack text (or NULL);

@@ -131,6 +131,7 @@ struct nl_msg *ck_build_event(uint64_t seq)
 	struct nl_msg *m = ck_genl_msg(PCIERR_CMD_EVENT, 0, 0);
 
 	ck_put_str(m, 0, PCIERR_A_PE, "0000:00:02.0");
+	ck_put_u64(m, 0, PCIERR_A_PE_ID, PCIERR_A_PAD, CK_PE_ID);
 	ck_put_str(m, 0, PCIERR_A_DEVICE, "0000:01:00.0");
 	ck_put_u32(m, 0, PCIERR_A_STATE, PCIERR_STATE_FROZEN);
 	ck_put_u32(m, 0, PCIERR_A_TIME_UNAVAIL_MS, 250);
@@ -159,6 +160,7 @@ struct nl_msg *ck_build_op_done(uint64_t op_id, uint32_t op)
 	ck_put_u64(m, 0, PCIERR_A_OP_ID, PCIERR_A_PAD, op_id);
 	ck_put_u32(m, 0, PCIERR_A_OP, op);
 	ck_put_str(m, 0, PCIERR_A_PE, "0000:00:02.0");
+	ck_put_u64(m, 0, PCIERR_A_PE_ID, PCIERR_A_PAD, CK_PE_ID + 1);
 	if (op == PCIERR_CMD_REPORT) {
 		struct nlattr *n;
 
@@ -189,18 +191,48 @@ struct nl_msg *ck_build_overflow(uint64_t dropped, uint64_t seq)
 	return m;
 }
 
+uint64_t ck_pe_id(const char *pe)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *pe; pe++)
+		h = (h ^ (unsigned char)*pe) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
 struct nl_msg *ck_build_pe(const char *pe, int n_devices, uint32_t seq, int flags)
 {
+	return ck_build_pe_part(pe, 0, n_devices, seq, flags);
+}
+
+struct nl_msg *ck_build_pe_part(const char *pe, int first, int n_devices, uint32_t seq,
+				int flags)
+{
 	struct nl_msg *m = ck_genl_msg(PCIERR_CMD_GET_PE, seq, flags);
-	struct nlattr *devs, *e;
+	struct nlattr *devs, *e, *last;
 
 	ck_put_str(m, 0, PCIERR_A_PE, pe);
+	ck_put_u64(m, 0, PCIERR_A_PE_ID, PCIERR_A_PAD, ck_pe_id(pe));
+	last = nest_start_ov(m, 0, PCIERR_A_LAST_OP);
+	if (last) {
+		ck_put_u64(m, 4, PCIERR_A_OP_ID, PCIERR_A_PAD, 77);
+		ck_put_u32(m, 4, PCIERR_A_OP, PCIERR_CMD_REPORT);
+		ck_put_u32(m, 4, PCIERR_A_STEP, PCIERR_STEP_SLOT_RESET);
+		ck_put_u32(m, 4, PCIERR_A_RESULT, PCIERR_RESULT_RECOVERED);
+		ck_put_u32(m, 4, PCIERR_A_ERRNO, 5);
+		ck_put_u64(m, 4, PCIERR_A_DURATION_NS, PCIERR_A_PAD, 999);
+		ck_put_u32(m, 4, PCIERR_A_PE_STATE, PCIERR_PE_STATE_RESET);
+		ck_end_scope(m, 4);
+		nla_nest_end(m, last);
+	}
 	ck_put_u32(m, 0, PCIERR_A_PE_STATE, PCIERR_PE_STATE_FROZEN);
 	ck_put_u32(m, 0, PCIERR_A_PE_FLAGS, PCIERR_PE_F_BUSY);
 	ck_put_u32(m, 0, PCIERR_A_RESET_TYPES, 1U << PCIERR_RESET_HOT);
 	ck_put_u32(m, 0, PCIERR_A_GENERATION, 7);
 	ck_put_u32(m, 0, PCIERR_A_WATCH_INTERVAL_MS, 500);
 	if (n_devices > 0 && (devs = nest_start_ov(m, 0, PCIERR_A_PE_DEVICES))) {
+		if (first > 0)
+			goto rest;
 		e = nest_start(m, PCIERR_A_PE_DEVICES_ENTRY);
 		ck_put_str(m, 1, PCIERR_DEV_A_ADDR, "0000:01:00.0");
 		ck_put_u16(m, 1, PCIERR_DEV_A_VENDOR, 0x8086);
@@ -219,7 +251,8 @@ struct nl_msg *ck_build_pe(const char *pe, int n_devices, uint32_t seq, int flag
 		ck_end_scope(m, 1);
 		nla_nest_end(m, e);
 
-		for (int i = 1; i < n_devices; i++) {
+rest:
+		for (int i = first ? first : 1; i < first + n_devices; i++) {
 			char addr[PCIERR_ADDR_STRLEN];
 
 			snprintf(addr, sizeof(addr), "0000:01:%02x.%x", i / 8, i % 8);

@@ -100,6 +100,7 @@ struct pcierr_pe *fake_add_pe(struct fake_kernel *k, const char *addr, unsigned 
 	memset(pe, 0, sizeof(*pe));
 	snprintf(pe->addr, sizeof(pe->addr), "%s", addr);
 	pe->state = PCIERR_PE_STATE_NORMAL;
+	pe->id = k->n_pes;	/* never 0 */
 	pe->reset_types = (1U << PCIERR_RESET_HOT) | (1U << PCIERR_RESET_FUNDAMENTAL);
 	pe->generation = 1;
 	pe->devices = calloc(n + 1, sizeof(*pe->devices));
@@ -149,6 +150,7 @@ void fake_event(struct fake_kernel *k, const char *dev, enum pcierr_channel_stat
 		pe->devices[i].state = state;
 	pe->state = PCIERR_PE_STATE_FROZEN;
 	n.event.seq = k->next_seq++;
+	n.event.pe_id = pe->id;
 	snprintf(n.event.pe, sizeof(n.event.pe), "%s", pe->addr);
 	snprintf(n.event.dev, sizeof(n.event.dev), "%s", dev);
 	n.event.state = state;
@@ -216,6 +218,7 @@ static void finish_op(struct fake_kernel *k, const struct fake_op *o)
 	if (!pe)
 		return;
 	pe->flags &= ~PCIERR_PE_F_BUSY;
+	n.op_done.pe_id = pe->id;
 	n.op_done.op_id = o->op_id;
 	n.op_done.op = o->op;
 	n.op_done.step = o->step;
@@ -258,6 +261,12 @@ static void finish_op(struct fake_kernel *k, const struct fake_op *o)
 		break;
 	}
 	n.op_done.pe_state = pe->state;
+	if (pe->last_op.op_id == o->op_id && !k->no_last_op) {
+		pe->last_op.done = true;
+		pe->last_op.result = n.op_done.result;
+		pe->last_op.duration_ns = n.op_done.duration_ns;
+		pe->last_op.pe_state = pe->state;
+	}
 	if (k->drop_op == o->op && (o->op != PCIERR_CMD_REPORT || k->drop_step == o->step)) {
 		k->drop_op = 0;
 		free(n.op_done.results);
@@ -279,8 +288,9 @@ bool fake_complete(struct fake_kernel *k, const char *pe)
 	return false;
 }
 
-static int command(struct pcierr_ctx *ctx, const char *pe_addr, enum pcierr_cmd op,
-		   enum pcierr_step step, enum pcierr_reset_type type, uint64_t *ret_op_id)
+static int command(struct pcierr_ctx *ctx, const char *pe_addr, uint64_t pe_id,
+		   enum pcierr_cmd op, enum pcierr_step step, enum pcierr_reset_type type,
+		   uint64_t *ret_op_id)
 {
 	struct fake_kernel *k = ctx->k;
 	struct pcierr_pe *pe;
@@ -291,6 +301,8 @@ static int command(struct pcierr_ctx *ctx, const char *pe_addr, enum pcierr_cmd 
 	pe = fake_pe(k, pe_addr);
 	if (!pe)
 		return -ENODEV;
+	if (pe_id != pe->id)
+		return -ESTALE;
 	if (pe->flags & PCIERR_PE_F_BUSY)
 		return -EBUSY;
 	if (k->n_cmds < FAKE_MAX_CMDS) {
@@ -304,6 +316,8 @@ static int command(struct pcierr_ctx *ctx, const char *pe_addr, enum pcierr_cmd 
 	o.op_id = k->next_op_id++;
 	snprintf(o.pe, sizeof(o.pe), "%s", pe_addr);
 	pe->flags |= PCIERR_PE_F_BUSY;
+	if (!k->no_last_op)
+		pe->last_op = (struct pcierr_last_op) { .op_id = o.op_id, .op = op, .step = step };
 	*ret_op_id = o.op_id;
 	if (k->auto_complete)
 		finish_op(k, &o);
@@ -450,61 +464,65 @@ static int f_stats_get(struct pcierr_ctx *ctx, struct pcierr_stats *ret)
 	return ctx->k->gone ? -ENOTCONN : 0;
 }
 
-static int f_inject(struct pcierr_ctx *ctx, const char *dev, enum pcierr_channel_state state,
-		    uint32_t time_unavail_ms, uint64_t *ret_seq)
+static int f_inject(struct pcierr_ctx *ctx, const char *dev, uint64_t pe_id,
+		    enum pcierr_channel_state state, uint32_t time_unavail_ms, uint64_t *ret_seq)
 {
 	struct fake_kernel *k = ctx->k;
+	struct pcierr_pe *pe;
 
 	if (k->gone)
 		return -ENOTCONN;
-	if (!pe_of_device(k, dev))
+	pe = pe_of_device(k, dev);
+	if (!pe)
 		return -ENODEV;
+	if (pe->id != pe_id)
+		return -ESTALE;
 	*ret_seq = k->next_seq;
 	fake_event(k, dev, state);
 	return 0;
 }
 
-static int f_report(struct pcierr_ctx *ctx, const char *pe, enum pcierr_step step,
+static int f_report(struct pcierr_ctx *ctx, const char *pe, uint64_t id, enum pcierr_step step,
 		    enum pcierr_channel_state state, uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_REPORT, step, 0, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_REPORT, step, 0, ret_op_id);
 }
 
-static int f_enable_io(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+static int f_enable_io(struct pcierr_ctx *ctx, const char *pe, uint64_t id, uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_ENABLE_IO, 0, 0, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_ENABLE_IO, 0, 0, ret_op_id);
 }
 
-static int f_reset(struct pcierr_ctx *ctx, const char *pe, enum pcierr_reset_type type,
-		   uint64_t *ret_op_id)
+static int f_reset(struct pcierr_ctx *ctx, const char *pe, uint64_t id,
+		   enum pcierr_reset_type type, uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_RESET, 0, type, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_RESET, 0, type, ret_op_id);
 }
 
-static int f_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+static int f_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t id, uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_REMOVE, 0, 0, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_REMOVE, 0, 0, ret_op_id);
 }
 
-static int f_remove_device(struct pcierr_ctx *ctx, const char *pe, const char *dev,
+static int f_remove_device(struct pcierr_ctx *ctx, const char *pe, uint64_t id, const char *dev,
 			   uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_REMOVE, 0, 0, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_REMOVE, 0, 0, ret_op_id);
 }
 
-static int f_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+static int f_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t id, uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_RESCAN, 0, 0, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_RESCAN, 0, 0, ret_op_id);
 }
 
-static int f_disable(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+static int f_disable(struct pcierr_ctx *ctx, const char *pe, uint64_t id, uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_DISABLE, 0, 0, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_DISABLE, 0, 0, ret_op_id);
 }
 
-static int f_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id)
+static int f_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t id, uint64_t *ret_op_id)
 {
-	return command(ctx, pe, PCIERR_CMD_ENABLE, 0, 0, ret_op_id);
+	return command(ctx, pe, id, PCIERR_CMD_ENABLE, 0, 0, ret_op_id);
 }
 
 const struct kernel_ops fake_kernel_ops = {

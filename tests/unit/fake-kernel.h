@@ -61,6 +61,7 @@ struct fake_kernel {
 	enum pcierr_cmd drop_op;
 	enum pcierr_step drop_step;
 	bool drop_next_event;	/* the next EVENT is lost */
+	bool no_last_op;	/* as ABI v1: GET_PE tells no last operation */
 	int fail_dumps;		/* that many dumps fail with -EAGAIN */
 	bool gone;		/* the shim is unloaded */
 	/* answers to REPORT, per step: every aware device answers this */

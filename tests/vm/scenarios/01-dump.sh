@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 60
+# timeout: 150
 #
 # Scenario 1: the dump (GET_PE) shows every PCI device of the topology, in
 # the right PE, with the right ids, driver and recovery handlers.
@@ -136,3 +136,38 @@ for c in checks all_ones false_positives ignored freezes events_sent \
 	printf '%s\n' "$out" | grep -q "^$c=[0-9][0-9]*$" || fail "stats lacks $c"
 done
 ok "stats has every counter"
+
+# ABI v2: every PE has an id (never 0), the same in every line of the PE
+# and in the next dump (nothing changed in between)
+for pe in "$RP_E1000E" "$RP_TESTDEV_A" "$MIXED_BRIDGE"; do
+	ids=$(grep "^pe=$pe " "$TMP/dump" | sed 's/.* pe_id=\([0-9]*\).*/\1/' | sort -u)
+	case "$ids" in
+	''|0|*[!0-9]*) fail "PE $pe: pe_id '$ids' is not one number above 0" ;;
+	esac
+done
+n_ids=$(sed 's/.* pe_id=\([0-9]*\).*/\1/' "$TMP/dump" | sort -u | wc -l)
+n_pes=$(sed 's/^pe=\([^ ]*\) .*/\1/' "$TMP/dump" | sort -u | wc -l)
+expect "distinct PE ids" "$n_ids" "$n_pes"
+must_nl dump
+expect "a second dump (ids included)" "$out" "$dump"
+
+# D6: a PE larger than one message is split across dump messages, and
+# libpcierr puts it back together. The test parameter puts at most one
+# device in each message: every PE with N devices comes as N messages
+# with its id, and the merged dump is the same as before.
+P=/sys/module/pcierr_shim/parameters/test_dump_split
+must_nl dump-parts
+printf '%s\n' "$out" | grep -q "^part pe=$MIXED_BRIDGE .* devices=2$" ||
+	fail "unsplit: $MIXED_BRIDGE should come in one message with its 2 devices"
+parts0=$(kv parts "$(line_with parts= "$out")")
+echo 1 > "$P"
+must_nl dump-parts
+parts1=$(kv parts "$(line_with parts= "$out")")
+mb=$(printf '%s\n' "$out" | grep -c "^part pe=$MIXED_BRIDGE .* devices=1$")
+must_nl dump
+split_dump=$out
+echo 0 > "$P"
+expect "messages for $MIXED_BRIDGE with one device each" "$mb" 2
+[ "$parts1" -gt "$parts0" ] || fail "split dump has $parts1 messages, unsplit $parts0"
+ok "split dump: $parts1 messages instead of $parts0"
+expect "the split dump, put back together" "$split_dump" "$dump"

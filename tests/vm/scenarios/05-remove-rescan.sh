@@ -16,7 +16,21 @@ bound_to "$DEV" pcierr_test || fail "$DEV is not bound to pcierr_test at the sta
 hot0=$(nl_stat hotplugs)
 
 info "remove, rescan"
+id0=$(kv pe_id "$(pe_line "$PE")")
 op remove "$PE"
+# ABI v2: the PE changed, so did its id; OP_DONE and GET_PE say the new one
+id1=$(kv pe_id "$op")
+[ -n "$id1" ] && [ "$id1" != "$id0" ] || fail "pe_id after remove is '$id1', before '$id0'"
+expect "pe_id in the dump after remove" "$(kv pe_id "$(pe_line "$PE")")" "$id1"
+ok "remove changed the PE id ($id0 -> $id1)"
+# an old request (the id from before) is refused and changes nothing
+pnl rescan "$PE" --pe-id "$id0"
+[ "$rc" = 1 ] || fail "rescan with the old PE id exited $rc, expected 1"
+printf '%s\n' "$out" | grep -q 'ESTALE' || fail "rescan with the old PE id: no ESTALE"
+expect "PE state after the stale rescan" "$(pe_state "$PE")" removed
+ok "the stale rescan got ESTALE and did nothing"
+# the last operation's outcome is in GET_PE (a lost OP_DONE recovered, D18)
+expect "last_op of $PE" "$(kv last_op "$(pe_line "$PE")")" "$(kv op_id "$op"):remove:0"
 expect "PE state after remove" "$(kv pe_state "$op")" removed
 present "$DEV" && fail "$DEV is still in $SYS after remove"
 ok "$DEV is gone from $SYS"

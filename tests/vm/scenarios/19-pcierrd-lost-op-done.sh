@@ -8,8 +8,9 @@
 #   log; recovery goes on.
 #   A lost OP_DONE (the test hook PCIERRD_TEST_DROP_OP_DONE drops the
 #   e1000e's error_detected completion): at StepTimeoutSec pcierrd asks the
-#   shim, finds the PE idle, reports the step as "timeout" and goes on
-#   with a reset; the NIC is recovered and works, the slot is idle.
+#   shim (GET_PE's last operation, ABI v2), learns how the step ended
+#   (need_reset) and goes on with a reset; the NIC is recovered and works,
+#   the slot is idle.
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$RP_E1000E
@@ -43,7 +44,7 @@ finish_of "$PE" 90
 echo "  steps: $(steps_since "$PE")"
 expect "RecoveryFinished result" "$fin_result" recovered
 expect "steps, in order" "$(steps_since "$PE")" \
-	"error_detected=timeout reset=ok slot_reset=recovered resume=recovered"
+	"error_detected=need_reset reset=ok slot_reset=recovered resume=recovered"
 grep -q "PCIERRD_TEST_DROP_OP_DONE: dropping the OP_DONE of error_detected" "$PD_LOG" ||
 	fail "the test hook did not drop the OP_DONE"
 grep -q "completion never came" "$PD_LOG" || fail "pcierrd did not say the completion never came"
@@ -53,8 +54,8 @@ expect_prop slot "$PE" LastResult recovered
 expect_prop dev "$DEV" FreezeCount 1
 # the fresh database holds it
 must_call GetHistory tsu 0 "$PE" 0
-printf '%s\n' "$out" | grep -q '"step" "error_detected" "timeout"' ||
-	fail "the history lacks the timed-out step: $out"
-ok "the history has the timed-out step"
+printf '%s\n' "$out" | grep -q '"step" "error_detected" "need_reset"' ||
+	fail "the history lacks the step: $out"
+ok "the history has the step whose completion was lost"
 nic_works "$DEV" "after the recovery"
 pcierrd_stop

@@ -1,44 +1,86 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * pcierr: PCI error recovery, the kernel ABI.
+ * pcierr: PCI error recovery, the kernel ABI, version 2.
  *
  * This header is the whole contract between the pcierr_shim kernel module
- * and userspace (libpcierr, pcierrd, tests). Everything here is append-only:
- * enums keep their values, new values go before the __*_MAX sentinel,
- * _UNSPEC is always 0 and never sent.
+ * and userspace (libpcierr, pcierrd, tests). From version 2 on it is
+ * append-only: enums keep their values, new values go before the __*_MAX
+ * sentinel, _UNSPEC is always 0 and never sent. A receiver must carry an
+ * enum value it does not know (a newer module's) as "unknown", not fail.
  *
  * Transport: generic netlink family PCIERR_GENL_NAME, version
- * PCIERR_GENL_VERSION, multicast group PCIERR_MCGRP_EVENTS.
+ * PCIERR_GENL_VERSION, multicast group PCIERR_MCGRP_EVENTS. Each command
+ * has its own attribute policy: CTRL_CMD_GETPOLICY (genl-ctrl-list -d, or
+ * "genl ctrl policy name pcierr") tells which attributes and ranges each
+ * accepts. Unknown attributes, wrong types and out-of-range values fail
+ * with EINVAL (ERANGE for a value outside a policy range) and an extack
+ * message naming the attribute.
  *
  * Naming
  *   A PE ("partitionable endpoint", the unit of isolation and reset) is all
  *   devices on the secondary bus of one bridge (a root port, a downstream
  *   port, a PCI bridge), or a single device on a root bus. A PE is named by
  *   the address of that bridge (or of that single device). Every PCI device
- *   of the system belongs to exactly one PE; bridges belong to the PE of the
- *   bus they sit on. Addresses are strings in the kernel's pci_name() form,
- *   "DDDD:BB:DD.F" (hex), at most PCIERR_ADDR_MAX bytes with the NUL.
+ *   of the system belongs to exactly one PE. Addresses are strings
+ *   "DDDD:BB:DD.F" (hex, the domain 4 to 8 digits, device at most 1f,
+ *   function at most 7), at most PCIERR_ADDR_MAX bytes with the NUL; the
+ *   kernel sends them in pci_name()'s lower case and matches them by
+ *   value (any case).
  *
- * Commands (request -> reply). Every command that changes state requires
- * CAP_NET_ADMIN (GENL_ADMIN_PERM) and fails with EPERM otherwise.
- * Attributes are validated strictly: unknown attributes, wrong types and
- * out-of-range values fail with EINVAL and an extack message.
+ * Identity (PCIERR_A_PE_ID)
+ *   Each PE has an id, a u64 that is never 0 and never reused while the
+ *   system runs (also across reloads of the module). It is assigned when
+ *   the PE is created and assigned anew whenever a device joins or leaves
+ *   the PE (hot-add, hot-remove, REMOVE, RESCAN, a card swapped at the
+ *   same address). GET_PE, EVENT and OP_DONE report the current id. Every
+ *   command that changes state names its target by address AND by the id
+ *   it expects (required); if the PE's id is different now, the command
+ *   fails with ESTALE and does nothing: the caller's view is out of date
+ *   (read the PE again with GET_PE and decide again). An operation's own
+ *   OP_DONE carries the id after the operation (REMOVE and RESCAN change
+ *   it), which is the one to name next.
+ *
+ * Access
+ *   Every command that changes state (marked [A]) requires CAP_SYS_ADMIN
+ *   and CAP_NET_ADMIN in the initial user namespace, and fails with EPERM
+ *   otherwise. GET_PE and GET_STATS are open to anyone, but the device
+ *   serial number (PCIERR_DEV_A_DSN) is sent only to CAP_SYS_ADMIN
+ *   callers. Joining the events group requires CAP_NET_ADMIN (on kernels
+ *   with GENL_MCAST_CAP_NET_ADMIN; elsewhere it is open).
+ *
+ * Commands (request -> reply)
  *
  *   PCIERR_CMD_GET_PE         doit: PCIERR_A_PE or PCIERR_A_DEVICE (the PE
- *                             holding that device) -> one PE message.
- *                             dump: every PE, one message each. Dumps are
+ *                             holding that device) -> one PE message
+ *                             (EMSGSIZE for a PE larger than 64 KiB: dump).
+ *                             dump: every PE, in address order. Dumps are
  *                             checked against the topology generation
  *                             (NLM_F_DUMP_INTR is set if the topology
  *                             changed while dumping: retry).
- *       PE message: PCIERR_A_PE, PCIERR_A_PE_STATE, PCIERR_A_PE_FLAGS,
- *       PCIERR_A_RESET_TYPES, PCIERR_A_GENERATION, PCIERR_A_WATCH_INTERVAL_MS,
- *       PCIERR_A_PE_DEVICES (nest; each entry, of type PCIERR_A_PE_DEVICES_ENTRY,
- *       is a nest of PCIERR_DEV_A_*: address, ids, driver, handlers, channel
- *       state, error generation).
+ *       PE message: PCIERR_A_PE, PCIERR_A_PE_ID, PCIERR_A_PE_STATE,
+ *       PCIERR_A_PE_FLAGS, PCIERR_A_RESET_TYPES, PCIERR_A_GENERATION,
+ *       PCIERR_A_WATCH_INTERVAL_MS, PCIERR_A_LAST_OP (if an operation was
+ *       ever started on the PE), PCIERR_A_PE_DEVICES (nest; each entry,
+ *       of type PCIERR_A_PE_DEVICES_ENTRY, is a nest of PCIERR_DEV_A_*:
+ *       address, ids, driver, handlers, channel state, error generation).
+ *       Splitting: a PE whose devices do not fit in one dump message is
+ *       sent as several consecutive messages, each with all the PE
+ *       attributes above (the same PCIERR_A_PE and PCIERR_A_PE_ID) and the
+ *       next devices in bus order. A message whose PCIERR_A_PE_ID equals
+ *       the previous message's continues that PE: append its devices. A PE
+ *       is split only if it does not fit in an empty message.
+ *       PCIERR_A_LAST_OP (D18): a nest of PCIERR_A_OP_ID, PCIERR_A_OP,
+ *       PCIERR_A_STEP and PCIERR_A_RESULT (REPORT only) and, once it
+ *       finished, PCIERR_A_ERRNO, PCIERR_A_DURATION_NS and PCIERR_A_PE_STATE:
+ *       the same values as its OP_DONE (without the per-device results).
+ *       Without PCIERR_A_ERRNO the operation is still in flight
+ *       (PCIERR_PE_F_BUSY). A listener that lost an OP_DONE (OVERFLOW,
+ *       ENOBUFS) reads the outcome here.
  *
  *   PCIERR_CMD_GET_STATS      -> PCIERR_A_STATS (nest of PCIERR_STAT_* u64).
  *
- *   PCIERR_CMD_INJECT   [A]   PCIERR_A_DEVICE, optional PCIERR_A_STATE
+ *   PCIERR_CMD_INJECT   [A]   PCIERR_A_DEVICE, PCIERR_A_PE_ID (of the
+ *                             device's PE), optional PCIERR_A_STATE
  *                             (FROZEN, the default, or PERM_FAILURE),
  *                             optional PCIERR_A_TIME_UNAVAIL_MS.
  *                             A software detection: the device's PE is
@@ -46,38 +88,45 @@
  *                             mastering off, INTx disabled, MSI-X masked,
  *                             every device's error_state set) and an EVENT
  *                             is raised exactly as a real detection would.
- *                             Reply: PCIERR_A_SEQ of the queued event.
+ *                             Bridges refuse (EINVAL). Replies once the
+ *                             freeze is in effect: PCIERR_A_SEQ of the
+ *                             queued event.
  *
- * Asynchronous recovery operations. Each is queued on the PE's own ordered
- * work queue and replied to at once with PCIERR_A_OP_ID; its completion is
- * the multicast OP_DONE with the same id. One operation per PE at a time:
- * a second one fails with EBUSY. Driver callbacks, resets and hotplug run
- * from that work queue, never under a netlink lock, so a driver that
- * sleeps stalls only its own PE.
+ * Asynchronous recovery operations. Each names PCIERR_A_PE and
+ * PCIERR_A_PE_ID. It is accepted (the PE marked busy, an id assigned),
+ * replied to with PCIERR_A_OP_ID, and only then queued on the PE's own
+ * ordered work queue: the reply always comes before the OP_DONE with the
+ * same id. One operation per PE at a time: a second one fails with EBUSY.
+ * Driver callbacks, resets and hotplug run from that work queue, never
+ * under a netlink lock, so a driver that sleeps stalls only its own PE.
  *
- *   PCIERR_CMD_REPORT   [A]   PCIERR_A_PE, PCIERR_A_STEP (ERROR_DETECTED
- *                             with PCIERR_A_STATE, MMIO_ENABLED, LINK_RESET,
- *                             SLOT_RESET, RESUME, PERM_FAILURE). Calls that
- *                             callback of the driver of every device of the
- *                             PE, in bus order. A device whose driver lacks
- *                             the callback answers PCIERR_RESULT_NONE, one
- *                             with no driver PCIERR_RESULT_NO_DRIVER.
+ *   PCIERR_CMD_REPORT   [A]   PCIERR_A_STEP (ERROR_DETECTED with optional
+ *                             PCIERR_A_STATE, default FROZEN;
+ *                             MMIO_ENABLED, SLOT_RESET, RESUME,
+ *                             PERM_FAILURE). Calls that callback of the
+ *                             driver of every device of the PE, in bus
+ *                             order, under the device lock. A device whose
+ *                             driver lacks the callback answers
+ *                             PCIERR_RESULT_NONE, one with no driver
+ *                             PCIERR_RESULT_NO_DRIVER, one removed
+ *                             meanwhile PCIERR_RESULT_GONE.
  *                             ERROR_DETECTED and PERM_FAILURE set each
  *                             device's channel state first; RESUME sets it
  *                             back to normal and lifts the freeze (bus
- *                             mastering on again).
- *   PCIERR_CMD_ENABLE_IO [A]  PCIERR_A_PE: memory and I/O decode on again,
- *                             bus mastering (DMA) stays off. PE state
- *                             becomes MMIO_ENABLED.
- *   PCIERR_CMD_RESET    [A]   PCIERR_A_PE, PCIERR_A_RESET_TYPE (HOT or
- *                             FUNDAMENTAL): HOT is a secondary bus reset of
- *                             the PE's bridge (a function level reset for a
- *                             single device on a root bus); then the config
- *                             space saved while the device was healthy is
- *                             restored. EOPNOTSUPP when the PE's
- *                             PCIERR_A_RESET_TYPES lacks the type.
- *   PCIERR_CMD_REMOVE   [A]   PCIERR_A_PE: unbind and remove every device
- *                             of the PE (hot-unplug). With the optional
+ *                             mastering on again). A device already in
+ *                             perm_failure answers DISCONNECT to
+ *                             ERROR_DETECTED and RESUME without its driver
+ *                             being called (perm_failure is final).
+ *   PCIERR_CMD_ENABLE_IO [A]  memory and I/O decode on again, bus
+ *                             mastering (DMA) stays off. PE state becomes
+ *                             MMIO_ENABLED.
+ *   PCIERR_CMD_RESET    [A]   optional PCIERR_A_RESET_TYPE (HOT, the
+ *                             default, or FUNDAMENTAL): reset the PE's
+ *                             devices, then restore the config space saved
+ *                             while they were healthy. EOPNOTSUPP when the
+ *                             PE's PCIERR_A_RESET_TYPES lacks the type.
+ *   PCIERR_CMD_REMOVE   [A]   unbind and remove every device of the PE
+ *                             (hot-unplug). With the optional
  *                             PCIERR_A_DEVICE (partial hotplug, e.g. of
  *                             the devices whose drivers lack the recovery
  *                             callbacks): only that device (and, for a
@@ -89,33 +138,46 @@
  *                             also for the bridge heading the PE; the
  *                             lone device of a root-bus PE removes the
  *                             PE); ENODEV if it does not exist.
- *   PCIERR_CMD_RESCAN   [A]   PCIERR_A_PE: rescan the PE's bus; devices come
- *                             back and drivers bind.
- *   PCIERR_CMD_DISABLE  [A]   PCIERR_A_PE: permanent failure: perm_failure
- *                             reported to every driver, every device
- *                             removed, and kept away (a device that
- *                             reappears on the PE's bus by a rescan is
- *                             kept from binding and removed again) until
- *                             PCIERR_CMD_ENABLE.
- *   PCIERR_CMD_ENABLE   [A]   PCIERR_A_PE: undo DISABLE and rescan.
+ *   PCIERR_CMD_RESCAN   [A]   rescan the PE's bus; devices come back and
+ *                             drivers bind.
+ *   PCIERR_CMD_DISABLE  [A]   permanent failure: perm_failure reported to
+ *                             every driver, every device removed, and kept
+ *                             away (a device that reappears on the PE's
+ *                             bus by a rescan is kept from binding and
+ *                             removed again) until PCIERR_CMD_ENABLE.
+ *                             OP_DONE carries PCIERR_A_RESULTS (the
+ *                             perm_failure answers).
+ *   PCIERR_CMD_ENABLE   [A]   undo DISABLE and rescan.
  *
- *   PCIERR_CMD_WATCH    [A]   PCIERR_A_PE, PCIERR_A_WATCH_INTERVAL_MS
- *                             (0 stops it): the presence watchdog. Every
- *                             interval, each device of the PE is checked
- *                             for presence; a device that vanished raises
- *                             an EVENT with state PERM_FAILURE and source
- *                             WATCHDOG. Synchronous, no OP_DONE.
+ *   PCIERR_CMD_WATCH    [A]   PCIERR_A_PE, PCIERR_A_PE_ID, optional
+ *                             PCIERR_A_WATCH_INTERVAL_MS (10 to 3600000;
+ *                             absent stops the watchdog): the presence
+ *                             watchdog. Every interval, each device of the
+ *                             PE is checked for presence; a device that
+ *                             vanished raises an EVENT with state
+ *                             PERM_FAILURE and source WATCHDOG.
+ *                             Synchronous, no OP_DONE.
  *
- * Notifications on the PCIERR_MCGRP_EVENTS group (anyone may listen):
+ * A well-formed address naming no PE or device fails with ENODEV, a PE
+ * whose id is not PCIERR_A_PE_ID with ESTALE, an operation on a PE that
+ * went away meanwhile with ENODEV.
+ *
+ * Notifications on the PCIERR_MCGRP_EVENTS group:
  *
  *   PCIERR_CMD_EVENT          an error was detected: PCIERR_A_PE,
+ *                             PCIERR_A_PE_ID (at the detection),
  *                             PCIERR_A_DEVICE, PCIERR_A_STATE,
  *                             PCIERR_A_TIME_UNAVAIL_MS, PCIERR_A_SOURCE,
  *                             PCIERR_A_SEQ, PCIERR_A_TIMESTAMP_NS,
  *                             PCIERR_A_ERROR_GEN. The PE is already frozen
- *                             when this is sent.
+ *                             when this is sent. A PERM_FAILURE detection
+ *                             with a PCIERR_A_TIME_UNAVAIL_MS above 0
+ *                             leaves the channel state FROZEN (whether it
+ *                             is permanent is the daemon's decision); with
+ *                             no time it becomes PERM_FAILURE at once.
  *   PCIERR_CMD_OP_DONE        an operation finished: PCIERR_A_OP_ID,
  *                             PCIERR_A_OP (the command), PCIERR_A_PE,
+ *                             PCIERR_A_PE_ID (after the operation),
  *                             PCIERR_A_STEP (REPORT only), PCIERR_A_RESULT
  *                             (the merged result, REPORT only),
  *                             PCIERR_A_RESULTS (nest of
@@ -132,22 +194,34 @@
  * Sequence numbers (PCIERR_A_SEQ) count events from 1, per module load,
  * with no gaps except for dropped events; a listener that sees a gap or an
  * OVERFLOW must resynchronise by dumping PCIERR_CMD_GET_PE. Time stamps are
- * CLOCK_MONOTONIC in nanoseconds.
+ * CLOCK_MONOTONIC in nanoseconds. When the module unloads, the family goes
+ * away (the generic netlink controller announces CTRL_CMD_DELFAMILY on its
+ * "notify" group); the events group itself just falls silent.
  *
- * Merging results (PCIERR_A_RESULT of REPORT), as drivers/pci/pcie/err.c:
- * NEED_RESET wins over DISCONNECT, which wins over CAN_RECOVER and
- * RECOVERED; NONE and NO_DRIVER never change the merge unless every device
- * answered one of them, in which case the merge is NONE.
+ * Merging results (PCIERR_A_RESULT of REPORT): the priority order of
+ * EEH (arch/powerpc/kernel/eeh_driver.c, eeh_result_priority()), not
+ * drivers/pci/pcie/err.c's merge_result(): NEED_RESET > DISCONNECT >
+ * CAN_RECOVER > RECOVERED; NONE, NO_DRIVER and GONE have no vote, and
+ * the merge is NONE if every device answered one of them. Unlike err.c,
+ * a device without a driver or without callbacks does not fail the whole
+ * PE (err.c's sticky NO_AER_DRIVER): the per-device results tell the
+ * daemon which devices lack callbacks, and it removes those (partial
+ * hotplug, as EEH does) or falls back to a full hotplug. The order does
+ * not depend on the order the devices were asked in.
  */
 #ifndef _UAPI_LINUX_PCIERR_H
 #define _UAPI_LINUX_PCIERR_H
 
 #define PCIERR_GENL_NAME	"pcierr"
-#define PCIERR_GENL_VERSION	1
+#define PCIERR_GENL_VERSION	2
 #define PCIERR_MCGRP_EVENTS	"events"
 
 /* "DDDD:BB:DD.F" with a domain of up to 8 hex digits, plus the NUL */
 #define PCIERR_ADDR_MAX		20
+
+/* PCIERR_A_WATCH_INTERVAL_MS bounds */
+#define PCIERR_WATCH_MIN_MS	10
+#define PCIERR_WATCH_MAX_MS	3600000
 
 enum pcierr_cmd {
 	PCIERR_CMD_UNSPEC,
@@ -194,8 +268,10 @@ enum pcierr_attr {
 	PCIERR_A_ERRNO,			/* u32: 0 or a positive errno */
 	PCIERR_A_DROPPED,		/* u64 */
 	PCIERR_A_STATS,			/* nest of PCIERR_STAT_* u64 */
-	PCIERR_A_WATCH_INTERVAL_MS,	/* u32: 0 = off */
+	PCIERR_A_WATCH_INTERVAL_MS,	/* u32: 0 = off (GET_PE) */
 	PCIERR_A_PAD,			/* alignment padding for u64 */
+	PCIERR_A_PE_ID,			/* u64: the PE's identity, never 0 */
+	PCIERR_A_LAST_OP,		/* nest of PCIERR_A_*: the last operation */
 	__PCIERR_A_MAX
 };
 #define PCIERR_A_MAX (__PCIERR_A_MAX - 1)
@@ -212,7 +288,8 @@ enum pcierr_dev_attr {
 	PCIERR_DEV_A_SUBVENDOR,		/* u16 */
 	PCIERR_DEV_A_SUBDEVICE,		/* u16 */
 	PCIERR_DEV_A_CLASS,		/* u32: class << 8 | prog-if */
-	PCIERR_DEV_A_DSN,		/* u64: PCIe Device Serial Number, if any */
+	PCIERR_DEV_A_DSN,		/* u64: Device Serial Number, if any
+					 * (CAP_SYS_ADMIN callers only) */
 	PCIERR_DEV_A_DRIVER,		/* string: bound driver, absent if none */
 	PCIERR_DEV_A_HANDLERS,		/* u32: bit (1 << enum pcierr_handler) */
 	PCIERR_DEV_A_STATE,		/* u32: enum pcierr_channel_state */
@@ -261,17 +338,15 @@ enum pcierr_source {
 	PCIERR_SOURCE_CHECK,		/* pcierr_check_failure(): all-ones */
 	PCIERR_SOURCE_WATCHDOG,		/* presence watchdog */
 	PCIERR_SOURCE_DRIVER,		/* pcierr_report_failure() */
-	PCIERR_SOURCE_PLATFORM,		/* platform (RTAS) detection */
 	__PCIERR_SOURCE_MAX
 };
 #define PCIERR_SOURCE_MAX (__PCIERR_SOURCE_MAX - 1)
 
-/* Recovery steps: driver callbacks for REPORT */
+/* Recovery steps: the struct pci_error_handlers callbacks for REPORT */
 enum pcierr_step {
 	PCIERR_STEP_UNSPEC,
 	PCIERR_STEP_ERROR_DETECTED,	/* error_detected(dev, PCIERR_A_STATE) */
 	PCIERR_STEP_MMIO_ENABLED,
-	PCIERR_STEP_LINK_RESET,		/* not in this kernel: all answer NONE */
 	PCIERR_STEP_SLOT_RESET,
 	PCIERR_STEP_RESUME,
 	PCIERR_STEP_PERM_FAILURE,	/* error_detected(dev, perm_failure) */
@@ -283,12 +358,10 @@ enum pcierr_step {
 enum pcierr_handler {
 	PCIERR_HANDLER_ERROR_DETECTED,
 	PCIERR_HANDLER_MMIO_ENABLED,
-	PCIERR_HANDLER_LINK_RESET,
 	PCIERR_HANDLER_SLOT_RESET,
 	PCIERR_HANDLER_RESUME,
 	PCIERR_HANDLER_RESET_PREPARE,
 	PCIERR_HANDLER_RESET_DONE,
-	PCIERR_HANDLER_COR_ERROR_DETECTED,
 	__PCIERR_HANDLER_MAX
 };
 
@@ -332,50 +405,5 @@ enum pcierr_stat {
 	__PCIERR_STAT_MAX
 };
 #define PCIERR_STAT_MAX (__PCIERR_STAT_MAX - 1)
-
-/*
- * Details settled by pcierr_shim (version 1), in addition to the above:
- *
- * - A bridge on a root bus (a root port) is not a PE of its own: it is
- *   listed, with PCIERR_DEV_F_BRIDGE, in the PE it heads. Any other bridge
- *   is listed in the PE of the bus it sits on and heads a PE of its own.
- *   A lone root-bus device's PE is remembered when its device is removed
- *   (PE state REMOVED, no devices), so that RESCAN and ENABLE can name it.
- * - Bridges are listed but never frozen, reported to or restored: freeze,
- *   REPORT, ENABLE_IO and DISABLE's perm_failure act on the PE's other
- *   devices. Devices on buses further down belong to other PEs; REMOVE and
- *   DISABLE remove them with their bridge, and a hot reset resets them
- *   too (the PCI core saves and restores their config space around it).
- * - A well-formed address naming no PE or device fails with ENODEV; a
- *   malformed one (not "DDDD:BB:DD.F", domain 4-8 hex digits) with
- *   EINVAL. An operation on a PE that went away fails with ENODEV.
- * - INJECT replies only once the freeze is in effect. PCIERR_A_STATE
- *   defaults to FROZEN for INJECT and for REPORT ERROR_DETECTED;
- *   PCIERR_A_RESET_TYPE defaults to HOT.
- * - A PERM_FAILURE detection with a PCIERR_A_TIME_UNAVAIL_MS above 0 is
- *   "unavailable for that long": the event says PERM_FAILURE, the devices'
- *   channel state becomes FROZEN, and whether it is permanent is the
- *   daemon's decision (it recovers, or DISABLE reports perm_failure). With
- *   no time the channel state becomes PERM_FAILURE at once.
- * - REPORT results: RESUME answers RECOVERED for a device whose driver has
- *   a resume callback; a device in PERM_FAILURE answers DISCONNECT to
- *   ERROR_DETECTED and RESUME without its driver being called (the
- *   channel state perm_failure is final, as in the PCI core). In the
- *   merge, CAN_RECOVER wins over RECOVERED.
- * - OP_DONE of DISABLE also carries PCIERR_A_RESULTS (the perm_failure
- *   answers). The OP_DONE may arrive before the request's own reply.
- * - RESET HOT on a bridge's PE uses the PCI core's pci_reset_bus() (the
- *   hotplug slot's reset where there is one), which also calls the
- *   drivers' reset_prepare/reset_done; then the healthy config space is
- *   restored and the freeze is lifted; channel states stay as they are
- *   until RESUME. FUNDAMENTAL is not available on x86 (EOPNOTSUPP).
- * - WATCH: the interval is 0 or 10 to 3600000 ms. The watchdog reads each
- *   device's vendor id; a device that stops answering raises one event.
- * - The event queue (module parameter event_queue_len, default 256) holds
- *   that many entries including one kept for the OVERFLOW marker.
- * - When the module unloads, the family goes away (the generic netlink
- *   controller announces CTRL_CMD_DELFAMILY on its "notify" group):
- *   listeners learn it there, the events group itself just falls silent.
- */
 
 #endif /* _UAPI_LINUX_PCIERR_H */

@@ -12,15 +12,27 @@
  *     success and a negative errno on failure; errors of libnl (NLE_*) are
  *     translated to errno values. The library never prints.
  *   - Errors reported by the kernel come back as the kernel's own errno
- *     (-EPERM without CAP_NET_ADMIN, -EINVAL for a request the kernel
- *     refused, -ENODEV for an address that names no device or PE, -EBUSY
- *     when an operation on the PE is already in flight, ...). The kernel's
- *     extended ack text, if any, is kept: pcierr_last_error_message().
+ *     (-EPERM without CAP_SYS_ADMIN and CAP_NET_ADMIN, -EINVAL or -ERANGE
+ *     for a request the kernel refused, -ENODEV for an address that names
+ *     no device or PE, -ESTALE when the PE's id is no longer the one given,
+ *     -EBUSY when an operation on the PE is already in flight, ...). The
+ *     kernel's extended ack text, if any, is kept:
+ *     pcierr_last_error_message().
+ *   - Every command that changes state names its PE by address and by
+ *     the PE id the caller last saw (struct pcierr_pe.id, struct
+ *     pcierr_event.pe_id, struct pcierr_op_done.pe_id): the kernel refuses
+ *     it with -ESTALE if the PE changed since (a device joined or left it,
+ *     e.g. a card swapped at the same address). See <linux/pcierr.h>,
+ *     "Identity".
+ *   - Forward compatibility: an enum value a newer kernel module sends
+ *     and this header does not know is carried as is (the *_to_string()
+ *     functions return NULL for it: print it as unknown); it never makes a
+ *     notification or a dump fail.
  *   - -ENOTCONN means that the kernel module went away under the context
  *     (see PCIERR_NOTIFY_FAMILY_REMOVED and pcierr_ctx_reconnect()).
  *   - A message from the kernel that the library cannot parse (truncated,
- *     a missing attribute, a wrong attribute length, an out-of-range enum
- *     value, an over-long string) is -EBADMSG. -EINVAL always means that
+ *     a missing attribute, a wrong attribute length, an enum value of 0,
+ *     an over-long string) is -EBADMSG. -EINVAL always means that
  *     an argument given by the caller was wrong.
  *   - A context is not thread-safe: use one per thread, or lock.
  *   - Addresses are strings "DDDD:BB:DD.F" (lower-case hex, as the
@@ -68,12 +80,27 @@ struct pcierr_ctx;
  * PCIERR_NOTIFY_FAMILY_REMOVED. Events sent after this returns are not
  * lost (up to the socket's buffer: see struct pcierr_overflow).
  *
+ * Joining the "events" group needs CAP_NET_ADMIN (where the kernel can
+ * restrict it): without it the context is still created, requests work,
+ * and pcierr_events_joined() says false (only the controller's
+ * FAMILY_REMOVED / _ADDED arrive then).
+ *
  * Return: 0, or a negative errno: -EPROTONOSUPPORT when the generic
  * netlink family "pcierr" (or its "events" group) does not exist, i.e.
  * the kernel module pcierr_shim is not loaded; -ENOMEM; other socket
  * errors.
  */
 int pcierr_ctx_new(struct pcierr_ctx **ret);
+
+/**
+ * pcierr_events_joined() - whether the context hears the "events" group.
+ * @ctx: the context.
+ *
+ * Return: true if the event socket is a member of the "events" group;
+ * false if the kernel refused the caller (EPERM: no CAP_NET_ADMIN) or
+ * for NULL.
+ */
+bool pcierr_events_joined(struct pcierr_ctx *ctx);
 
 /**
  * pcierr_ctx_free() - close both sockets and free the context.
@@ -139,6 +166,7 @@ int pcierr_family_id(struct pcierr_ctx *ctx);
 struct pcierr_event {
 	uint64_t seq;			/* 1, 2, ...: a gap means lost events */
 	char pe[PCIERR_ADDR_STRLEN];
+	uint64_t pe_id;			/* the PE's id at the detection */
 	char dev[PCIERR_ADDR_STRLEN];
 	enum pcierr_channel_state state;
 	uint32_t time_unavail_ms;
@@ -158,6 +186,7 @@ struct pcierr_op_done {
 	uint64_t op_id;
 	enum pcierr_cmd op;		/* PCIERR_CMD_REPORT ... PCIERR_CMD_ENABLE */
 	char pe[PCIERR_ADDR_STRLEN];
+	uint64_t pe_id;			/* the PE's id after the operation */
 	enum pcierr_step step;		/* REPORT only, else PCIERR_STEP_UNSPEC */
 	enum pcierr_result result;	/* merged, REPORT only, else _UNSPEC */
 	int error;			/* 0 or a positive errno (the kernel's) */
@@ -338,13 +367,31 @@ struct pcierr_device {
 	uint32_t flags;			/* PCIERR_DEV_F_* */
 };
 
+/*
+ * The last operation started on a PE (GET_PE's PCIERR_A_LAST_OP): how a
+ * caller that lost an OP_DONE (an overflow, a restart) learns its outcome.
+ * op_id is 0 if no operation was ever started on the PE.
+ */
+struct pcierr_last_op {
+	uint64_t op_id;
+	enum pcierr_cmd op;
+	enum pcierr_step step;		/* REPORT only */
+	enum pcierr_result result;	/* merged, REPORT only, once done */
+	bool done;			/* false: still in flight */
+	int error;			/* once done: 0 or a positive errno */
+	uint64_t duration_ns;		/* once done */
+	enum pcierr_pe_state pe_state;	/* once done: the state it left */
+};
+
 struct pcierr_pe {
 	char addr[PCIERR_ADDR_STRLEN];
+	uint64_t id;			/* the PE's identity (never 0) */
 	enum pcierr_pe_state state;
 	uint32_t flags;			/* PCIERR_PE_F_* */
 	uint32_t reset_types;		/* bits (1 << enum pcierr_reset_type) */
 	uint32_t generation;		/* topology generation */
 	uint32_t watch_interval_ms;	/* 0: the presence watchdog is off */
+	struct pcierr_last_op last_op;
 	size_t n_devices;
 	struct pcierr_device *devices;	/* in bus order */
 };
@@ -360,7 +407,8 @@ struct pcierr_pe_list {
  * @ret: filled in on success; release with pcierr_pe_list_clear().
  *
  * A dump the topology changed under (NLM_F_DUMP_INTR) is retried a few
- * times.
+ * times. A PE the kernel split across several dump messages (one with
+ * very many devices) comes back as one.
  *
  * Return: 0, -EAGAIN if the topology kept changing, or a negative errno.
  */
@@ -430,13 +478,15 @@ struct pcierr_stats {
 int pcierr_stats_get(struct pcierr_ctx *ctx, struct pcierr_stats *ret);
 
 /* ------------------------------------------------------------------ */
-/* Commands (all need CAP_NET_ADMIN: -EPERM otherwise)                 */
+/* Commands (all need CAP_SYS_ADMIN and CAP_NET_ADMIN: -EPERM otherwise;
+ * each names the PE id it expects: -ESTALE if the PE changed since)    */
 /* ------------------------------------------------------------------ */
 
 /**
  * pcierr_inject() - a software error detection on a device.
  * @ctx: the context.
  * @dev: the device's address.
+ * @pe_id: the id of the PE @dev belongs to (not 0).
  * @state: PCIERR_STATE_FROZEN or PCIERR_STATE_PERM_FAILURE;
  *         PCIERR_STATE_UNSPEC (0) lets the kernel choose (frozen).
  * @time_unavail_ms: the expected unavailability to report.
@@ -444,7 +494,7 @@ int pcierr_stats_get(struct pcierr_ctx *ctx, struct pcierr_stats *ret);
  *
  * Return: 0, -EINVAL, or the kernel's negative errno.
  */
-int pcierr_inject(struct pcierr_ctx *ctx, const char *dev,
+int pcierr_inject(struct pcierr_ctx *ctx, const char *dev, uint64_t pe_id,
 		  enum pcierr_channel_state state, uint32_t time_unavail_ms,
 		  uint64_t *ret_seq);
 
@@ -453,41 +503,47 @@ int pcierr_inject(struct pcierr_ctx *ctx, const char *dev,
  * the PE's own work queue and returns at once with the operation's id;
  * its completion is the OP_DONE notification with that id (see
  * pcierr_op_wait()). One operation per PE at a time: -EBUSY otherwise.
- * Each returns 0 with *ret_op_id set (if not NULL), -EINVAL for a bad
- * argument, or the kernel's negative errno.
+ * The kernel replies before it starts the operation, so the OP_DONE
+ * always comes after the call returned. Each takes the PE's address
+ * and the PE id the caller expects (@pe_id, not 0). Each returns 0 with
+ * *ret_op_id set (if not NULL), -EINVAL for a bad argument, or the
+ * kernel's negative errno (-ESTALE: the PE is not @pe_id any more).
  */
 
 /**
  * pcierr_report() - call a recovery callback of every driver of a PE.
  * @ctx: the context.
  * @pe: the PE's address.
+ * @pe_id: the PE's id.
  * @step: the callback (PCIERR_STEP_ERROR_DETECTED ... _PERM_FAILURE).
  * @state: for PCIERR_STEP_ERROR_DETECTED, the channel state passed to
  *         the drivers (PCIERR_STATE_UNSPEC means frozen); ignored for
  *         the other steps.
  * @ret_op_id: the operation's id, or NULL.
  */
-int pcierr_report(struct pcierr_ctx *ctx, const char *pe, enum pcierr_step step,
+int pcierr_report(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, enum pcierr_step step,
 		  enum pcierr_channel_state state, uint64_t *ret_op_id);
 
 /** pcierr_enable_io() - MMIO and I/O decode on again, DMA still off. */
-int pcierr_enable_io(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
+int pcierr_enable_io(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+		     uint64_t *ret_op_id);
 
 /**
  * pcierr_reset() - reset a PE and restore its saved config space.
  * @type: PCIERR_RESET_HOT or PCIERR_RESET_FUNDAMENTAL (-EOPNOTSUPP from
  *        the kernel if the PE cannot do it).
  */
-int pcierr_reset(struct pcierr_ctx *ctx, const char *pe, enum pcierr_reset_type type,
+int pcierr_reset(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, enum pcierr_reset_type type,
 		 uint64_t *ret_op_id);
 
 /** pcierr_remove() - unbind and remove every device of a PE. */
-int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
+int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 
 /**
  * pcierr_remove_device() - unbind and remove one device of a PE.
  * @ctx: the context.
  * @pe: the PE's address.
+ * @pe_id: the PE's id.
  * @dev: the device's address; it must belong to @pe (-EINVAL from the
  *       kernel otherwise, also for the bridge heading @pe), -ENODEV if
  *       there is no such device.
@@ -496,30 +552,32 @@ int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
  * Partial hotplug: the PE keeps its other devices and its state (e.g.
  * remove the devices whose drivers lack recovery callbacks, recover the
  * rest, then pcierr_rescan() brings the removed device back). A bridge
- * is removed with everything below it. The OP_DONE is a REMOVE's.
- * Since LIBPCIERR_2.
+ * is removed with everything below it. The OP_DONE is a REMOVE's (its
+ * pe_id is the PE's new id: name that one in the next command).
  */
-int pcierr_remove_device(struct pcierr_ctx *ctx, const char *pe, const char *dev,
+int pcierr_remove_device(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, const char *dev,
 			 uint64_t *ret_op_id);
 
 /** pcierr_rescan() - rescan a PE's bus: devices come back, drivers bind. */
-int pcierr_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
+int pcierr_rescan(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 
 /** pcierr_disable() - permanent failure: remove and keep away. */
-int pcierr_disable(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
+int pcierr_disable(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 
 /** pcierr_enable() - undo pcierr_disable() and rescan. */
-int pcierr_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t *ret_op_id);
+int pcierr_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 
 /**
  * pcierr_watch() - set a PE's presence watchdog (synchronous).
  * @ctx: the context.
  * @pe: the PE's address.
- * @interval_ms: check every this many ms; 0 stops the watchdog.
+ * @pe_id: the PE's id.
+ * @interval_ms: check every this many ms (PCIERR_WATCH_MIN_MS to
+ *               PCIERR_WATCH_MAX_MS); 0 stops the watchdog.
  *
  * Return: 0, -EINVAL, or the kernel's negative errno.
  */
-int pcierr_watch(struct pcierr_ctx *ctx, const char *pe, uint32_t interval_ms);
+int pcierr_watch(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t interval_ms);
 
 /* ------------------------------------------------------------------ */
 /* IOCHK: synchronous error checks around a piece of I/O               */
@@ -558,18 +616,18 @@ int pcierr_iochk_read(struct pcierr_ctx *ctx, const struct pcierr_iochk_cookie *
 
 /*
  * Each *_to_string() returns the lower-case name of a value, or NULL for
- * a value without one (_UNSPEC, out of range). Each *_from_string()
+ * a value without one (_UNSPEC, or a newer kernel's value this version
+ * does not know: show it as unknown). Each *_from_string()
  * returns the value (> 0, or >= 0 for handlers) for a name, or -EINVAL.
  *
- *   step:     error_detected mmio_enabled link_reset slot_reset resume
- *             perm_failure
+ *   step:     error_detected mmio_enabled slot_reset resume perm_failure
  *   result:   none can_recover need_reset disconnect recovered no_driver gone
  *   state:    normal frozen perm_failure           (channel states)
  *   pe_state: normal frozen mmio_enabled reset removed disabled
- *   source:   inject check watchdog driver platform
+ *   source:   inject check watchdog driver
  *   reset:    hot fundamental
- *   handler:  error_detected mmio_enabled link_reset slot_reset resume
- *             reset_prepare reset_done cor_error_detected
+ *   handler:  error_detected mmio_enabled slot_reset resume reset_prepare
+ *             reset_done
  *   op:       report enable_io reset remove rescan disable enable
  *             (the commands that start an operation)
  *   stat:     checks all_ones false_positives ignored freezes events_sent
