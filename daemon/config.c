@@ -29,6 +29,8 @@ void pcierr_config_init(struct pcierr_config *c)
 {
 	*c = (struct pcierr_config) {
 		.defaults = builtin_defaults,
+		.history_max = PCIERR_DEFAULT_HISTORY_MAX,
+		.history_max_age_sec = PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC,
 	};
 }
 
@@ -194,6 +196,7 @@ enum section {
 	SECTION_NONE,
 	SECTION_POLICY,
 	SECTION_DEVICE,
+	SECTION_STATE,
 };
 
 struct key_desc {
@@ -265,6 +268,11 @@ static int parse_section(struct pcierr_config *c, char *l, const char *fn,
 		*cur = NULL;
 		return 0;
 	}
+	if (strcmp(name, "State") == 0) {
+		*section = SECTION_STATE;
+		*cur = NULL;
+		return 0;
+	}
 
 	arg = name + strcspn(name, " \t");
 	if (*arg)
@@ -326,6 +334,33 @@ static int parse_assignment(struct pcierr_config *c, char *l, const char *fn,
 				 "%s= outside of any section, add [Policy] or [Device ...] before it", key);
 	if (!*key)
 		return set_error(err, fn, line, "'=%s': missing key", value);
+
+	if (section == SECTION_STATE) {
+		/* [State] HistoryMax= (entries) and HistoryMaxAgeSec=: the
+		 * history's retention; 0 is no limit, empty the default */
+		bool age = strcmp(key, "HistoryMaxAgeSec") == 0;
+		unsigned long long u;
+		char *end = NULL;
+
+		if (!age && strcmp(key, "HistoryMax") != 0)
+			return set_error(err, fn, line, "unknown key %s= in section [State]", key);
+		if (!*value) {
+			if (age)
+				c->history_max_age_sec = PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC;
+			else
+				c->history_max = PCIERR_DEFAULT_HISTORY_MAX;
+			return 0;
+		}
+		errno = 0;
+		u = strtoull(value, &end, 10);
+		if (value[0] == '-' || !end || *end || errno || u > (unsigned long long)UINT32_MAX * 1000)
+			return set_error(err, fn, line, "%s=%s: not a number (0: no limit)", key, value);
+		if (age)
+			c->history_max_age_sec = u;
+		else
+			c->history_max = u;
+		return 0;
+	}
 
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		if (strcmp(keys[i].name, key) == 0)

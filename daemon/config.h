@@ -61,6 +61,9 @@
 #define PCIERR_DEFAULT_FREEZE_WINDOW_SEC	3600U
 #define PCIERR_DEFAULT_MAX_WAIT_SEC		15U
 #define PCIERR_DEFAULT_STEP_TIMEOUT_SEC		30U
+/* [State]: the history keeps the newest 100000 entries, of the last year */
+#define PCIERR_DEFAULT_HISTORY_MAX		100000ULL
+#define PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC	(366ULL * 24 * 3600)
 
 /* Ranges accepted by the parser, inclusive */
 #define PCIERR_MAX_FREEZES_MAX		1000000U
@@ -107,6 +110,8 @@ struct pcierr_config_override {
 struct pcierr_config {
 	struct pcierr_settings defaults;	/* [Policy] */
 	char *metrics_path;			/* NULL: no metrics */
+	uint64_t history_max;			/* [State] HistoryMax=; 0: no limit */
+	uint64_t history_max_age_sec;		/* [State] HistoryMaxAgeSec=; 0: none */
 	struct pcierr_config_override *overrides;
 	size_t n_overrides;
 };

@@ -122,10 +122,6 @@ struct slot {
 	bool refresh_pending;		/* a deferred refresh is asked for */
 };
 
-/* History retention ([State] HistoryMax=, HistoryMaxAgeSec=) */
-#define PCIERR_DEFAULT_HISTORY_MAX		100000ULL
-#define PCIERR_DEFAULT_HISTORY_MAX_AGE_USEC	(366ULL * 24 * 3600 * PCIERR_USEC_PER_SEC)
-
 struct manager_counters {
 	uint64_t events_received;
 	uint64_t events_lost;

@@ -200,8 +200,8 @@ static int open_state(struct manager *m, const char *dir)
 		m->state = NULL;
 		return 0;
 	}
-	r = state_writer_new(m->state_path, PCIERR_DEFAULT_HISTORY_MAX,
-			     PCIERR_DEFAULT_HISTORY_MAX_AGE_USEC, &m->writer);
+	r = state_writer_new(m->state_path, m->config.history_max,
+			     m->config.history_max_age_sec * PCIERR_USEC_PER_SEC, &m->writer);
 	if (r < 0) {
 		log_error_errno(r, "Failed to start the state writer: %m; running without a state store.");
 		m->state = pcierr_state_close(m->state);

@@ -428,6 +428,32 @@ START_TEST(state_written_after)
 }
 END_TEST
 
+START_TEST(config_state_section)
+{
+	struct pcierr_config c;
+	struct pcierr_config_error err = { 0 };
+	const char *text = "[State]\nHistoryMax=500\nHistoryMaxAgeSec=0\n";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	ck_assert_ptr_nonnull(f);
+	pcierr_config_init(&c);
+	ck_assert_uint_eq(c.history_max, PCIERR_DEFAULT_HISTORY_MAX);
+	ck_assert_int_eq(pcierr_config_parse_file(&c, f, "t.conf", &err), 0);
+	ck_assert_uint_eq(c.history_max, 500);
+	ck_assert_uint_eq(c.history_max_age_sec, 0);
+	fclose(f);
+	text = "[State]\nHistoryMax=-1\n";
+	f = fmemopen((void *)text, strlen(text), "r");
+	ck_assert_int_lt(pcierr_config_parse_file(&c, f, "t.conf", &err), 0);
+	fclose(f);
+	text = "[State]\nMaxFreezes=3\n";
+	f = fmemopen((void *)text, strlen(text), "r");
+	ck_assert_int_lt(pcierr_config_parse_file(&c, f, "t.conf", &err), 0);
+	fclose(f);
+	pcierr_config_done(&c);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 /* Scale */
 
@@ -624,6 +650,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, kernel_aer_without_end);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);
+	tcase_add_test(tc, config_state_section);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(sc, 300);
 	tcase_add_test(sc, scale_linear);
