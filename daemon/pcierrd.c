@@ -200,6 +200,9 @@ static int open_state(struct manager *m, const char *dir)
 		m->state = NULL;
 		return 0;
 	}
+	if (!pcierr_state_is_wal(m->state))
+		log_warning("The state database %s is not in WAL mode (the filesystem lacks shared memory?): reads may wait for the writer.",
+			    m->state_path);
 	r = state_writer_new(m->state_path, m->config.history_max,
 			     m->config.history_max_age_sec * PCIERR_USEC_PER_SEC, &m->writer);
 	if (r < 0) {
