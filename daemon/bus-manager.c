@@ -433,6 +433,49 @@ const sd_bus_vtable bus_manager_vtable[] = {
 	SD_BUS_VTABLE_END
 };
 
+/* The bus as the manager's observer (observer.h) */
+static void obs_slot_added(struct slot *s) { (void)bus_slot_added(s); }
+static void obs_slot_removed(struct slot *s) { (void)bus_slot_removed(s); }
+static void obs_slot_changed(struct slot *s) { (void)bus_slot_changed(s); }
+static void obs_device_added(struct device *d) { (void)bus_device_added(d); }
+static void obs_device_removed(struct device *d) { (void)bus_device_removed(d); }
+static void obs_device_changed(struct device *d) { (void)bus_device_changed(d); }
+static void obs_manager_changed(struct manager *m) { (void)bus_manager_changed(m); }
+
+static void obs_report(struct manager *m, const struct recovery_report *r)
+{
+	switch (r->type) {
+	case REPORT_ERROR_DETECTED:
+		(void)bus_emit_error_detected(m, r->slot, r->device ?: "", r->state ?: "",
+					      r->unavailable_ms, r->source ?: "");
+		break;
+	case REPORT_STARTED:
+		(void)bus_emit_recovery_started(m, r->slot, r->mode ?: "");
+		break;
+	case REPORT_STEP:
+		(void)bus_emit_recovery_step(m, r->slot, r->step ?: "", r->result ?: "",
+					     r->duration_usec);
+		break;
+	case REPORT_FINISHED:
+		(void)bus_emit_recovery_finished(m, r->slot, r->result ?: "", r->duration_usec);
+		break;
+	case REPORT_DISABLED:
+		(void)bus_emit_permanently_disabled(m, r->slot, r->device ?: "", r->reason ?: "");
+		break;
+	}
+}
+
+static const struct manager_observer bus_observer = {
+	.slot_added = obs_slot_added,
+	.slot_removed = obs_slot_removed,
+	.slot_changed = obs_slot_changed,
+	.device_added = obs_device_added,
+	.device_removed = obs_device_removed,
+	.device_changed = obs_device_changed,
+	.manager_changed = obs_manager_changed,
+	.report = obs_report,
+};
+
 int bus_setup(struct manager *m)
 {
 	size_t n = 0;
@@ -440,6 +483,7 @@ int bus_setup(struct manager *m)
 
 	if (!m || !m->bus)
 		return 0;
+	m->observer = &bus_observer;
 
 	/* manager, object manager, 2 x (fallback vtable + enumerator) */
 	_Static_assert(ELEMENTSOF(m->bus_slots) >= 6, "room for the bus slots");

@@ -37,7 +37,8 @@
 #define PCIERR_BUS_HISTORY_MAX		10000U
 
 /* Register the vtables, the object manager and the enumerators on m->bus
- * (already connected); does not request the name. */
+ * (already connected) and become the manager's observer (observer.h);
+ * does not request the name. */
 int bus_setup(struct manager *m);
 
 /* Request PCIERR_BUS_NAME (after bus_setup and the first resync) */

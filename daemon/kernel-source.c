@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "bus.h"
 #include "kernel-source.h"
 #include "log.h"
 #include "recovery.h"
@@ -65,7 +64,7 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 			count_lost(m, n->event.seq - m->next_seq, "sequence gap");
 		m->next_seq = n->event.seq + 1;
 		recovery_on_event(m, &n->event);
-		bus_manager_changed(m);
+		observe_manager_changed(m);
 		break;
 	case PCIERR_NOTIFY_OP_DONE:
 		if (test_drop(&n->op_done))
@@ -82,7 +81,7 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 				   n->overflow.reason == PCIERR_OVERFLOW_SOCKET ?
 				   "socket overrun" : "unparseable message");
 		}
-		bus_manager_changed(m);
+		observe_manager_changed(m);
 		break;
 	case PCIERR_NOTIFY_FAMILY_REMOVED:
 		if (n->family.family_id != m->kops->family_id(ctx))

@@ -13,7 +13,6 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "bus.h"
 #include "config.h"
 #include "kernel-source.h"
 #include "log.h"
@@ -54,6 +53,24 @@ pcierr_usec_t now_monotonic_usec(void)
 	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC +
 	       (pcierr_usec_t)ts.tv_nsec / 1000;
 }
+
+/* ---------------------------------------------------------------------- */
+/* Observers (observer.h) */
+
+#define OBSERVE(m, fn, ...) \
+	do { \
+		if ((m) && (m)->observer && (m)->observer->fn) \
+			(m)->observer->fn(__VA_ARGS__); \
+	} while (0)
+
+void observe_slot_added(struct slot *s) { OBSERVE(s->manager, slot_added, s); }
+void observe_slot_removed(struct slot *s) { OBSERVE(s->manager, slot_removed, s); }
+void observe_slot_changed(struct slot *s) { OBSERVE(s->manager, slot_changed, s); }
+void observe_device_added(struct device *d) { OBSERVE(d->manager, device_added, d); }
+void observe_device_removed(struct device *d) { OBSERVE(d->manager, device_removed, d); }
+void observe_device_changed(struct device *d) { OBSERVE(d->manager, device_changed, d); }
+void observe_manager_changed(struct manager *m) { OBSERVE(m, manager_changed, m); }
+void observe_report(struct manager *m, const struct recovery_report *r) { OBSERVE(m, report, m, r); }
 
 /* ---------------------------------------------------------------------- */
 /* Devices */
@@ -162,7 +179,7 @@ static int device_update(struct manager *m, struct device *d,
 		 * object: the old one's CONST ids are not rewritten under a
 		 * client (review M9) */
 		if (d->key[0] && d->announced && !m->quiet && d->slot->announced) {
-			bus_device_removed(d);
+			observe_device_removed(d);
 			d->announced = false;
 		}
 		snprintf(d->key, sizeof(d->key), "%s", key);
@@ -184,10 +201,9 @@ static int device_new(struct manager *m, struct slot *s,
 	d->manager = m;
 	d->slot = s;
 	snprintf(d->addr, sizeof(d->addr), "%s", k->addr);
-	r = bus_device_path(d->addr, &d->path);
-	if (r < 0 || set_string(&d->disabled_reason, "") < 0) {
+	if (set_string(&d->disabled_reason, "") < 0) {
 		device_free(d);
-		return r < 0 ? r : -ENOMEM;
+		return -ENOMEM;
 	}
 	r = device_update(m, d, k, &changed);
 	if (r >= 0)
@@ -250,11 +266,8 @@ static int slot_new(struct manager *m, const char *addr, struct slot **ret)
 	s->manager = m;
 	snprintf(s->addr, sizeof(s->addr), "%s", addr);
 	s->rec = PCIERR_RECOVERY_INIT;
-	r = bus_slot_path(addr, &s->path);
-	if (r >= 0)
-		r = addrmap_put(&m->slot_map, s->addr, s);
+	r = addrmap_put(&m->slot_map, s->addr, s);
 	if (r < 0) {
-		free(s->path);
 		free(s);
 		return r;
 	}
@@ -322,7 +335,7 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	for (size_t j = 0; j < n_gone; j++)
 		if (gone[j]) {
 			if (gone[j]->announced)
-				bus_device_removed(gone[j]);
+				observe_device_removed(gone[j]);
 			device_free(gone[j]);
 			slot_changed = true;
 		}
@@ -335,10 +348,10 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 			/* the slot is announced first (review L11); at the
 			 * start, nobody is told before the name is ours */
 			if (!m->quiet && s->announced)
-				bus_device_added(d);
+				observe_device_added(d);
 			d->announced = true;
 		} else if (changed[i] && !m->quiet)
-			bus_device_changed(d);
+			observe_device_changed(d);
 	}
 
 	if (s->state != pe->state || s->flags != pe->flags ||
@@ -350,7 +363,7 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	s->generation = pe->generation;
 	s->pe_id = pe->id;
 	if (slot_changed && !m->quiet && s->announced)
-		bus_slot_changed(s);
+		observe_slot_changed(s);
 	return 0;
 }
 
@@ -362,9 +375,9 @@ static void slot_announce(struct manager *m, struct slot *s)
 	s->announced = true;
 	if (m->quiet)
 		return;
-	bus_slot_added(s);
+	observe_slot_added(s);
 	for (size_t i = 0; i < s->n_devices; i++)
-		bus_device_added(s->devices[i]);
+		observe_device_added(s->devices[i]);
 }
 
 /* A device that now belongs elsewhere (or nowhere): out of its slot now */
@@ -380,10 +393,10 @@ void manager_drop_device(struct manager *m, struct device *d)
 			break;
 		}
 	if (d->announced && !m->quiet)
-		bus_device_removed(d);
+		observe_device_removed(d);
 	device_free(d);
 	if (!m->quiet && s->announced)
-		bus_slot_changed(s);
+		observe_slot_changed(s);
 }
 
 struct slot *manager_find_slot(struct manager *m, const char *addr)
@@ -487,9 +500,9 @@ static int resync(struct manager *m, const char *why)
 		if (!s->seen && !recovery_busy(s)) {
 			for (size_t j = 0; j < s->n_devices; j++)
 				if (s->devices[j]->announced && !m->quiet)
-					bus_device_removed(s->devices[j]);
+					observe_device_removed(s->devices[j]);
 			if (s->announced && !m->quiet)
-				bus_slot_removed(s);
+				observe_slot_removed(s);
 			slot_free(s);
 			continue;
 		}
@@ -525,7 +538,7 @@ int manager_resync(struct manager *m, const char *why)
 		m->resync_timer = sd_event_source_disable_unref(m->resync_timer);
 	}
 	if (!m->quiet)
-		bus_manager_changed(m);
+		observe_manager_changed(m);
 	manager_schedule_metrics(m);
 	return r;
 }
@@ -683,7 +696,7 @@ void manager_set_kernel_connected(struct manager *m, bool connected)
 		log_warning("Kernel shim disconnected (pcierr_shim unloaded); waiting for it to come back.");
 	sd_notifyf(false, "STATUS=%s", connected ? "Watching PCI slots." :
 		   "Kernel shim not loaded; waiting for it.");
-	bus_manager_changed(m);
+	observe_manager_changed(m);
 	manager_schedule_metrics(m);
 }
 
@@ -883,7 +896,7 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 	if (m->writer)
 		(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
 	log_info("Freeze count of %s cleared.", d->addr);
-	bus_device_changed(d);
+	observe_device_changed(d);
 	manager_schedule_metrics(m);
 	return 0;
 }
@@ -946,7 +959,7 @@ static int on_sighup(sd_event_source *es, const struct signalfd_siginfo *si, voi
 	return 0;
 }
 
-int manager_start(struct manager *m, bool use_bus)
+int manager_prepare(struct manager *m, bool use_bus)
 {
 	static const int exit_signals[] = { SIGTERM, SIGINT };
 	int r;
@@ -989,10 +1002,13 @@ int manager_start(struct manager *m, bool use_bus)
 		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
 		if (r < 0)
 			return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-		r = bus_setup(m);
-		if (r < 0)
-			return log_error_errno(r, "Failed to register the D-Bus objects: %m");
 	}
+	return 0;
+}
+
+int manager_start(struct manager *m)
+{
+	int r;
 
 	if (!m->no_udev) {
 		r = udev_source_start(m);
@@ -1008,13 +1024,5 @@ int manager_start(struct manager *m, bool use_bus)
 	if (r >= 0 && m->kernel)
 		(void)manager_resync(m, "start");
 	m->quiet = false;
-	if (r < 0)
-		return r;
-
-	if (m->bus) {
-		r = bus_request_name(m);
-		if (r < 0)
-			return log_error_errno(r, "Failed to acquire the bus name " PCIERR_BUS_NAME ": %m");
-	}
-	return 0;
+	return r < 0 ? r : 0;
 }

@@ -32,6 +32,7 @@
 #include "config.h"
 #include "kernel-ops.h"
 #include "macro.h"
+#include "observer.h"
 #include "policy.h"
 #include "state.h"
 
@@ -137,6 +138,8 @@ struct manager {
 	sd_event *event;
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
 	sd_bus *bus;			/* NULL: --no-bus */
+	const struct manager_observer *observer;	/* NULL: nobody */
+	void *observer_data;		/* for the observer's own use */
 	sd_bus_slot *bus_slots[8];
 
 	struct pcierr_config config;
@@ -180,8 +183,15 @@ int manager_new(struct manager **ret);
 struct manager *manager_free(struct manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager *, manager_free);
 
-/* config and state are set by main() before manager_start() */
-int manager_start(struct manager *m, bool use_bus);
+/*
+ * The start, in four steps (config and state are set by main() before):
+ *   manager_prepare(m, use_bus)   event loop, signals, names, bus connection
+ *   bus_setup(m)                  (bus.h: vtables, installs its observer)
+ *   manager_start(m)              udev, the shim, the first (quiet) resync
+ *   bus_request_name(m)           (bus.h)
+ */
+int manager_prepare(struct manager *m, bool use_bus);
+int manager_start(struct manager *m);
 
 /* Dump every PE from the shim, update slots and devices, act on PEs that
  * are not healthy (a freeze missed while pcierrd was down or events were

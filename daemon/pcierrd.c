@@ -13,6 +13,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "bus.h"
 #include "log.h"
 #include "manager.h"
 #include "state-writer.h"
@@ -252,9 +253,26 @@ static int run(int argc, char *argv[])
 	if (r < 0)
 		return 1;
 
-	r = manager_start(m, o.use_bus);
+	r = manager_prepare(m, o.use_bus);
 	if (r < 0)
 		return 1;
+	if (m->bus) {
+		r = bus_setup(m);
+		if (r < 0) {
+			log_error_errno(r, "Failed to register the D-Bus objects: %m");
+			return 1;
+		}
+	}
+	r = manager_start(m);
+	if (r < 0)
+		return 1;
+	if (m->bus) {
+		r = bus_request_name(m);
+		if (r < 0) {
+			log_error_errno(r, "Failed to acquire the bus name " PCIERR_BUS_NAME ": %m");
+			return 1;
+		}
+	}
 
 	log_info("pcierrd %s started (%zu slots).", PCIERR_VERSION, m->n_slots);
 	sd_notifyf(false, "READY=1\nSTATUS=%s", m->kernel_connected ?

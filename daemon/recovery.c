@@ -29,7 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bus.h"
 #include "log.h"
 #include "recovery.h"
 #include "state-writer.h"
@@ -76,6 +75,27 @@ static const char *mode_name(const struct pcierr_recovery *rec)
 static bool is_head(const struct slot *s, const struct device *d)
 {
 	return strcmp(s->addr, d->addr) == 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reports (observer.h): the Manager's signals, through the observer */
+
+static void report_step(struct slot *s, const char *step, const char *result,
+			uint64_t duration_usec)
+{
+	observe_report(s->manager, &(struct recovery_report) {
+		.type = REPORT_STEP, .slot = s->addr, .step = step, .result = result,
+		.duration_usec = duration_usec,
+	});
+}
+
+static void report_error(struct slot *s, const char *device, const char *state,
+			 uint32_t unavailable_ms, const char *source)
+{
+	observe_report(s->manager, &(struct recovery_report) {
+		.type = REPORT_ERROR_DETECTED, .slot = s->addr, .device = device,
+		.state = state, .unavailable_ms = unavailable_ms, .source = source,
+	});
 }
 
 /* ---------------------------------------------------------------------- */
@@ -141,7 +161,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 				    s->addr, PCIERR_POLICY_UDEV_SETTLE_USEC / PCIERR_USEC_PER_SEC);
 			s->waiting_udev = false;
 		}
-		bus_emit_recovery_step(s->manager, s->addr, step, result, took);
+		report_step(s, step, result, took);
 		history(s, NULL, PCIERR_HISTORY_STEP, step, result, "", took, 0, "", NULL);
 	}
 	feed(s, &ev);
@@ -265,7 +285,7 @@ static void commit_effects(struct slot *s, const struct pending *p)
 		}
 		d = manager_find_device(m, w->addr);
 		if (d)
-			bus_device_changed(d);
+			observe_device_changed(d);
 	}
 }
 
@@ -385,8 +405,10 @@ static void emit_started(struct slot *s)
 	m->counters.recoveries_started++;
 	if (fallback)
 		m->counters.hotplug_fallbacks++;
-	bus_emit_recovery_started(m, s->addr, mode);
-	bus_manager_changed(m);
+	observe_report(m, &(struct recovery_report) {
+		.type = REPORT_STARTED, .slot = s->addr, .mode = mode,
+	});
+	observe_manager_changed(m);
 	log_info("Slot %s: recovery started (%s).", s->addr, mode);
 	if (fallback) {
 		log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
@@ -461,7 +483,10 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 	}
 	history(s, NULL, PCIERR_HISTORY_RECOVERY, s->mode ? s->mode : mode_name(&s->rec), result, "",
 		out->duration_usec, 0, why, NULL);
-	bus_emit_recovery_finished(m, s->addr, result, out->duration_usec);
+	observe_report(m, &(struct recovery_report) {
+		.type = REPORT_FINISHED, .slot = s->addr, .result = result,
+		.duration_usec = out->duration_usec,
+	});
 
 	if (disabled) {
 		char reason[512];
@@ -476,14 +501,16 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 		m->counters.permanent_disables++;
 		log_struct(LOG_CRIT, PCIERR_MESSAGE_DISABLED, s->addr, dev, NULL,
 			   "Slot %s permanently disabled: %s", s->addr, reason);
-		bus_emit_permanently_disabled(m, s->addr, dev, reason);
+		observe_report(m, &(struct recovery_report) {
+			.type = REPORT_DISABLED, .slot = s->addr, .device = dev, .reason = reason,
+		});
 		snprintf(s->status.message, sizeof(s->status.message), "%s", reason);
 	}
 	free(s->udev_pending);
 	s->udev_pending = NULL;
 	s->n_udev_pending = 0;
 	manager_schedule_refresh(m, s);
-	bus_manager_changed(m);
+	observe_manager_changed(m);
 	manager_schedule_metrics(m);
 }
 
@@ -542,7 +569,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 				.mono = now_boottime_usec(),
 			};
 			log_info("Slot %s: wait_udev: ok (0 ms, udev was done already)", s->addr);
-			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok", 0);
+			report_step(s, "wait_udev", "ok", 0);
 			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", 0, 0, "", NULL);
 			return;
 		}
@@ -698,7 +725,7 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 		commit_effects(s, pend);
 		if (was_idle && is_command(out->action) && s->rec.phase != PCIERR_PHASE_IDLE)
 			emit_started(s);
-		bus_slot_changed(s);
+		observe_slot_changed(s);
 	}
 	if (fanout)
 		fanout(s, userdata);
@@ -746,8 +773,8 @@ static void event_fanout(struct slot *s, void *userdata)
 		   "PCI error detected on %s (slot %s): %s, source %s%s.", e->dev, s->addr,
 		   pcierr_state_to_string(e->state) ?: "?", source ?: "?",
 		   e->state == PCIERR_STATE_PERM_FAILURE ? ", permanent failure reported" : "");
-	bus_emit_error_detected(s->manager, s->addr, e->dev, pcierr_state_to_string(e->state) ?: "",
-				e->time_unavail_ms, source ?: "");
+	report_error(s, e->dev, pcierr_state_to_string(e->state) ?: "", e->time_unavail_ms,
+		     source ?: "");
 	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64,
 		 source ?: "?", e->time_unavail_ms, e->seq);
 	history(s, e->dev, PCIERR_HISTORY_EVENT, pcierr_state_to_string(e->state), "", "",
@@ -858,7 +885,7 @@ static void op_done_fanout(struct slot *s, void *userdata)
 	format_results(d, results, sizeof(results));
 	result = n->lost ? "timeout" : d->error ? "failed" : d->op == PCIERR_CMD_REPORT ?
 		 (pcierr_result_to_string(d->result) ?: "none") : "ok";
-	bus_emit_recovery_step(s->manager, s->addr, step_name(d), result, d->duration_ns / 1000);
+	report_step(s, step_name(d), result, d->duration_ns / 1000);
 	history(s, NULL, PCIERR_HISTORY_STEP, step_name(d), result, results,
 		d->duration_ns / 1000, -(int)d->error, d->error ? strerror(d->error) : "", NULL);
 	log_info("Slot %s: %s: %s (%llu ms)%s%s", s->addr, step_name(d), result,
@@ -1098,7 +1125,7 @@ static void aer_fanout(struct slot *s, void *userdata)
 			   "PCI error on %s (slot %s): the kernel's AER recovery %s.", u->addr,
 			   s->addr, u->aer == PCIERR_POLICY_AER_BEGIN ? "began" :
 			   u->aer == PCIERR_POLICY_AER_SUCCESSFUL ? "succeeded" : "failed");
-		bus_emit_error_detected(s->manager, s->addr, n->whole ? "" : u->addr, "frozen", 0, "aer");
+		report_error(s, n->whole ? "" : u->addr, "frozen", 0, "aer");
 		history(s, n->whole ? NULL : u->addr, PCIERR_HISTORY_EVENT, "aer", aer_names[u->aer],
 			"", 0, 0, message, NULL);
 	} else {
@@ -1162,7 +1189,7 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 			disarm(s);
 			log_info("Slot %s: wait_udev: ok (%llu ms)", s->addr,
 				 (unsigned long long)(took / 1000));
-			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok", took);
+			report_step(s, "wait_udev", "ok", took);
 			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", took, 0, "", NULL);
 			feed(s, &ev);
 			return;	/* feed() may have changed the slots */
@@ -1255,7 +1282,7 @@ void recovery_kernel_gone(struct manager *m)
 		s->waiting_udev = false;
 		s->n_remove_queue = 0;
 		s->n_udev_pending = 0;
-		bus_slot_changed(s);
+		observe_slot_changed(s);
 	}
 }
 
@@ -1382,7 +1409,7 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 			free(d->disabled_reason);
 			d->disabled_reason = empty;
 		}
-		bus_device_changed(d);
+		observe_device_changed(d);
 	}
 
 	/* the card comes back soon and its record is read again: what was
@@ -1396,7 +1423,7 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 	}
 	s->status = (struct slot_status) { 0 };
 	log_notice("Slot %s enabled by the administrator.", s->addr);
-	bus_slot_changed(s);
+	observe_slot_changed(s);
 	manager_schedule_metrics(m);
 	return 0;
 }

@@ -56,7 +56,8 @@ static void start(unsigned int step_timeout_sec)
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
 	m->config.defaults.step_timeout_sec = step_timeout_sec;
-	ck_assert_int_eq(manager_start(m, false), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
 }
 
 static void stop(void)
@@ -147,6 +148,65 @@ START_TEST(recovery_acts_first)
 	/* the model follows the kernel afterwards */
 	run_idle();
 	ck_assert_int_eq(slot_a()->state, PCIERR_PE_STATE_NORMAL);
+	stop();
+}
+END_TEST
+
+/* the third observer (observer.h): what the world hears, in order */
+static char heard[2048];
+
+static void heard_add(const char *what)
+{
+	size_t l = strlen(heard);
+
+	snprintf(heard + l, sizeof(heard) - l, "%s%s", l ? " " : "", what);
+}
+
+static void rec_report(struct manager *mm, const struct recovery_report *r)
+{
+	static const char *const names[] = {
+		[REPORT_ERROR_DETECTED] = "error", [REPORT_STARTED] = "started",
+		[REPORT_STEP] = "step", [REPORT_FINISHED] = "finished",
+		[REPORT_DISABLED] = "disabled",
+	};
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", names[r->type], r->step ? ":" : "",
+		 r->step ? r->step : "");
+	heard_add(buf);
+}
+
+static void rec_slot_added(struct slot *s)
+{
+	heard_add("slot+");
+}
+
+static const struct manager_observer recorder = {
+	.slot_added = rec_slot_added,
+	.report = rec_report,
+};
+
+START_TEST(observer_hears_in_order)
+{
+	heard[0] = 0;
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->observer = &recorder;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	/* the start is quiet */
+	ck_assert_str_eq(heard, "");
+	fake_add_pe(k, PE_B, 0x0002, 1);
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	ck_assert_str_eq(heard, "slot+");
+	heard[0] = 0;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
 	stop();
 }
 END_TEST
@@ -396,7 +456,8 @@ START_TEST(state_written_after)
 	m->no_udev = true;
 	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
 	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
-	ck_assert_int_eq(manager_start(m, false), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
@@ -512,7 +573,8 @@ static void measure(unsigned int devices, struct figures *f)
 
 	mi0 = mallinfo2();
 	t0 = mono_usec();
-	ck_assert_int_eq(manager_start(m, false), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
 	f->start_ms = ms_since(t0);
 	mi1 = mallinfo2();
 	ck_assert_uint_eq(m->n_slots, pes);
@@ -638,6 +700,7 @@ Suite *suite_manager(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, start_finds_slots);
 	tcase_add_test(tc, recovery_acts_first);
+	tcase_add_test(tc, observer_hears_in_order);
 	tcase_add_test(tc, lost_op_done_goes_on);
 	tcase_add_test(tc, lost_op_done_without_last_op);
 	tcase_add_test(tc, lost_op_done_found_by_resync);
