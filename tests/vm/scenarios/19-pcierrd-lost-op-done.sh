@@ -27,8 +27,11 @@ StepTimeoutSec=3"
 export PCIERRD_TEST_DROP_OP_DONE=error_detected
 pcierrd_start
 unset PCIERRD_TEST_DROP_OP_DONE
-# shellcheck disable=SC2012 # the names are ours
-aside=$(ls "$PD_STATE" | grep '^state\.db\.corrupt-' | head -n 1)
+aside=
+for _f in "$PD_STATE"/state.db.corrupt-*; do
+	case "$_f" in *-wal|*-shm) continue ;; esac
+	[ -e "$_f" ] && aside=${_f##*/}
+done
 [ -n "$aside" ] || { ls -l "$PD_STATE"; fail "no state.db.corrupt-* in $PD_STATE"; }
 ok "the corrupt database was moved aside as $aside"
 grep -q "could not be used.*moved to .*$aside" "$PD_LOG" ||
