@@ -90,10 +90,14 @@ void ck_put_str(struct nl_msg *m, int scope, int attr, const char *s)
 
 void ck_end_scope(struct nl_msg *m, int scope)
 {
-	static const char junk[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	/* room for any junk length a test asks for (ASan found a 9 read
+	 * from the 8 bytes this was) */
+	static const char junk[64] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
-	if (ck_ov && ck_ov->kind == CK_JUNK && ck_ov->scope == scope)
+	if (ck_ov && ck_ov->kind == CK_JUNK && ck_ov->scope == scope) {
+		ck_assert_uint_le(ck_ov->len, sizeof(junk));
 		ck_assert_int_eq(nlmsg_append(m, (void *)junk, ck_ov->len, 0), 0);
+	}
 }
 
 struct nl_msg *ck_genl_msg(uint8_t cmd, uint32_t seq, int flags)

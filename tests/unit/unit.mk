@@ -88,3 +88,15 @@ unit-valgrind: $(UNIT_BIN) $(DAEMON_UNIT_BIN)
 	CK_FORK=no CK_RUN_CASE=fake-kernel $(VALGRIND) $(VALGRIND_FLAGS) $(DAEMON_UNIT_BIN)
 
 -include $(UNIT_OBJS:.o=.d) $(DAEMON_UNIT_OBJS:.o=.d)
+
+# Both runners built with AddressSanitizer, LeakSanitizer and UBSan (a
+# report is fatal) in their own build directory
+UNIT_SAN_BUILD := $(BUILD)/unit-sanitize
+UNIT_SAN_CC    := $(CC) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -Wno-stringop-truncation
+.PHONY: unit-sanitize
+unit-sanitize:
+	$(MAKE) BUILD=$(UNIT_SAN_BUILD) CC="$(UNIT_SAN_CC)" \
+		$(UNIT_SAN_BUILD)/pcierrctl $(UNIT_SAN_BUILD)/tests/check-all $(UNIT_SAN_BUILD)/tests/check-daemon
+	$(UNIT_SAN_BUILD)/tests/check-all
+	$(UNIT_SAN_BUILD)/tests/check-daemon
