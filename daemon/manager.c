@@ -640,7 +640,7 @@ int manager_refresh_slot(struct manager *m, struct slot *s)
 		 * resync (callers still hold s) */
 		struct pcierr_pe none = { .state = s->state, .flags = s->flags,
 					  .reset_types = s->reset_types,
-					  .generation = s->generation };
+					  .generation = s->generation, .id = s->pe_id };
 
 		(void)slot_update(m, s, &none);
 		manager_schedule_resync(m, "slot gone");
