@@ -26,6 +26,7 @@ MODULESLOADDIR ?= /usr/lib/modules-load.d
 DBUSPOLICYDIR  ?= /usr/share/dbus-1/system.d
 DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/system-services
 DBUSIFACEDIR   ?= $(DATADIR)/dbus-1/interfaces
+POLKITACTIONDIR ?= $(DATADIR)/polkit-1/actions
 BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
 DKMSSRCDIR     ?= /usr/src
 
@@ -64,15 +65,24 @@ include tools/pcierrctl/pcierrctl.mk
 include tests/unit/unit.mk
 include systemd/systemd.mk
 include tests/vm/vm.mk
+include tests/fuzz/fuzz.mk
+include tests/ppc/ppc.mk
+include bench/bench.mk
 
 check: deps
 	$(MAKE) all
 	$(MAKE) module-check
 	$(MAKE) testdrv-check
 	$(MAKE) unit-check
+	$(MAKE) unit-asan
+	$(MAKE) fuzz-check
+	$(MAKE) abuse-check
 	$(MAKE) install-check
+	$(MAKE) bench-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
+	$(MAKE) vm-drivers-check
+	$(MAKE) ppc-boot-check
 
 demo: deps
 	$(MAKE) all

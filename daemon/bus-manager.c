@@ -12,6 +12,7 @@
 
 #include "bus.h"
 #include "state-writer.h"
+#include "bus-polkit.h"
 #include "bus-util.h"
 
 #ifndef PCIERR_VERSION
@@ -50,8 +51,8 @@ static int method_inject(sd_bus_message *message, void *userdata,
 	uint64_t seq = 0;
 	int r;
 
-	r = bus_check_caller(message, "inject errors", error);
-	if (r < 0)
+	r = bus_verify_polkit_async(message, PCIERR_POLKIT_INJECT, error);
+	if (r != 0)
 		return r;
 
 	r = sd_bus_message_read(message, "ssu", &addr, &state_str, &ms);
@@ -84,8 +85,8 @@ static int method_reset(sd_bus_message *message, void *userdata,
 	enum pcierr_reset_type type;
 	int r;
 
-	r = bus_check_caller(message, "reset slots", error);
-	if (r < 0)
+	r = bus_verify_polkit_async(message, PCIERR_POLKIT_RESET, error);
+	if (r != 0)
 		return r;
 
 	r = sd_bus_message_read(message, "ss", &addr, &type_str);
@@ -122,8 +123,8 @@ static int method_on_address(sd_bus_message *message, struct manager *m,
 	char norm[PCIERR_ADDR_MAX], msg[256] = "";
 	int r;
 
-	r = bus_check_caller(message, action, error);
-	if (r < 0)
+	r = bus_verify_polkit_async(message, action, error);
+	if (r != 0)
 		return r;
 
 	r = sd_bus_message_read(message, "s", &addr);
@@ -142,14 +143,14 @@ static int method_on_address(sd_bus_message *message, struct manager *m,
 static int method_enable(sd_bus_message *message, void *userdata,
 			 sd_bus_error *error)
 {
-	return method_on_address(message, userdata, "enable slots",
+	return method_on_address(message, userdata, PCIERR_POLKIT_ENABLE,
 				 manager_enable, error);
 }
 
 static int method_clear_freeze_count(sd_bus_message *message, void *userdata,
 				     sd_bus_error *error)
 {
-	return method_on_address(message, userdata, "clear freeze counts",
+	return method_on_address(message, userdata, PCIERR_POLKIT_CLEAR_FREEZE_COUNT,
 				 manager_clear_freeze_count, error);
 }
 
@@ -358,8 +359,8 @@ finish:
 /*
  * Every method is UNPRIVILEGED for sd-bus's own check (which would let
  * any caller of our uid or with CAP_SYS_ADMIN in): the methods that
- * change something check for root themselves (bus_check_caller()), the
- * others are for everyone.
+ * change something authorise the caller themselves, root or through polkit
+ * (bus_verify_polkit_async(), bus-polkit.h), the others are for everyone.
  */
 const sd_bus_vtable bus_manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),

@@ -100,16 +100,6 @@ int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
 	return sd_bus_error_setf(error, name, "%s", bus_isempty(msg) ? def : msg);
 }
 
-char **bus_strv_free(char **l)
-{
-	if (!l)
-		return NULL;
-	for (char **i = l; *i; i++)
-		free(*i);
-	free(l);
-	return NULL;
-}
-
 const char *bus_slot_object_path(const struct slot *s, char **tmp)
 {
 	*tmp = NULL;

@@ -63,14 +63,6 @@ extern uid_t bus_privileged_uid;
 int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
 			 const char *what);
 
-/* Free a NULL-terminated array of strings (NULL is fine) */
-char **bus_strv_free(char **l);
-static inline void bus_strv_freep(char ***l)
-{
-	bus_strv_free(*l);
-}
-#define _cleanup_strv_free_	_cleanup_(bus_strv_freep)
-
 static inline void bus_error_freep(sd_bus_error *e)
 {
 	sd_bus_error_free(e);

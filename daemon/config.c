@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pcierr/pcierr.h>
+
 #include "config.h"
 #include "macro.h"
 
@@ -30,7 +32,8 @@ void pcierr_config_init(struct pcierr_config *c)
 	*c = (struct pcierr_config) {
 		.defaults = builtin_defaults,
 		.history_max = PCIERR_DEFAULT_HISTORY_MAX,
-		.history_max_age_sec = PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC,
+		.history_max_age_usec =
+			(uint64_t)PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC * 1000000U,
 	};
 }
 
@@ -83,17 +86,6 @@ static char *strstrip(char *s)
 	return s;
 }
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* 1..maxdigits hex digits up to the terminator (or the end) */
 static int parse_hex(const char **p, unsigned int maxdigits, char term,
 		     unsigned long *ret)
@@ -103,7 +95,7 @@ static int parse_hex(const char **p, unsigned int maxdigits, char term,
 	const char *s = *p;
 
 	while (*s && *s != term) {
-		int h = hexval(*s);
+		int h = unhexchar(*s);
 
 		if (h < 0 || ++n > maxdigits)
 			return -EINVAL;
@@ -117,27 +109,10 @@ static int parse_hex(const char **p, unsigned int maxdigits, char term,
 	return 0;
 }
 
+/* One address grammar for config, uevents, D-Bus and pcierrctl (L8) */
 int pcierr_parse_pci_address(const char *s, char ret[PCIERR_ADDR_MAX])
 {
-	unsigned long domain = 0, bus, dev, fn;
-	const char *p = s;
-	unsigned int colons = 0;
-
-	if (!s)
-		return -EINVAL;
-	for (const char *q = s; *q; q++)
-		colons += *q == ':';
-	if (colons == 2 && parse_hex(&p, 8, ':', &domain) < 0)
-		return -EINVAL;
-	if (colons != 1 && colons != 2)
-		return -EINVAL;
-	if (parse_hex(&p, 2, ':', &bus) < 0 ||
-	    parse_hex(&p, 2, '.', &dev) < 0 || dev > 0x1f ||
-	    parse_hex(&p, 1, '\0', &fn) < 0 || fn > 7)
-		return -EINVAL;
-	snprintf(ret, PCIERR_ADDR_MAX, "%04lx:%02lx:%02lx.%lx", domain, bus,
-		 dev, fn);
-	return 0;
+	return pcierr_addr_normalize(s, ret);
 }
 
 /* "VVVV:DDDD" or "VVVV:*" */
@@ -310,6 +285,35 @@ static int parse_section(struct pcierr_config *c, char *l, const char *fn,
 	return 0;
 }
 
+/* [State]: HistoryMax=, HistoryMaxAgeSec= */
+static int parse_state_key(struct pcierr_config *c, const char *key,
+			   const char *value, const char *fn,
+			   unsigned int line, struct pcierr_config_error *err)
+{
+	bool age = strcmp(key, "HistoryMaxAgeSec") == 0;
+	unsigned int v, max;
+	int r;
+
+	if (!age && strcmp(key, "HistoryMax") != 0)
+		return set_error(err, fn, line, "unknown key %s= in section [State]", key);
+	max = age ? PCIERR_HISTORY_MAX_AGE_SEC_MAX : PCIERR_HISTORY_MAX_MAX;
+	if (!*value) {
+		v = age ? PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC : PCIERR_DEFAULT_HISTORY_MAX;
+	} else {
+		r = parse_unsigned(value, &v);
+		if (r == -EINVAL)
+			return set_error(err, fn, line, "%s=%s: not a number", key, value);
+		if (r < 0 || v > max)
+			return set_error(err, fn, line, "%s=%s: out of range (0...%u)",
+					 key, value, max);
+	}
+	if (age)
+		c->history_max_age_usec = (uint64_t)v * 1000000U;
+	else
+		c->history_max = v;
+	return 0;
+}
+
 static int parse_assignment(struct pcierr_config *c, char *l, const char *fn,
 			    unsigned int line, enum section section,
 			    struct pcierr_config_override *cur,
@@ -331,36 +335,11 @@ static int parse_assignment(struct pcierr_config *c, char *l, const char *fn,
 
 	if (section == SECTION_NONE)
 		return set_error(err, fn, line,
-				 "%s= outside of any section, add [Policy] or [Device ...] before it", key);
+				 "%s= outside of any section, add [Policy], [State] or [Device ...] before it", key);
 	if (!*key)
 		return set_error(err, fn, line, "'=%s': missing key", value);
-
-	if (section == SECTION_STATE) {
-		/* [State] HistoryMax= (entries) and HistoryMaxAgeSec=: the
-		 * history's retention; 0 is no limit, empty the default */
-		bool age = strcmp(key, "HistoryMaxAgeSec") == 0;
-		unsigned long long u;
-		char *end = NULL;
-
-		if (!age && strcmp(key, "HistoryMax") != 0)
-			return set_error(err, fn, line, "unknown key %s= in section [State]", key);
-		if (!*value) {
-			if (age)
-				c->history_max_age_sec = PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC;
-			else
-				c->history_max = PCIERR_DEFAULT_HISTORY_MAX;
-			return 0;
-		}
-		errno = 0;
-		u = strtoull(value, &end, 10);
-		if (value[0] == '-' || !end || *end || errno || u > (unsigned long long)UINT32_MAX * 1000)
-			return set_error(err, fn, line, "%s=%s: not a number (0: no limit)", key, value);
-		if (age)
-			c->history_max_age_sec = u;
-		else
-			c->history_max = u;
-		return 0;
-	}
+	if (section == SECTION_STATE)
+		return parse_state_key(c, key, value, fn, line, err);
 
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		if (strcmp(keys[i].name, key) == 0)

@@ -27,6 +27,12 @@
  *                              vendor:device ids (hex, 1..4 digits)
  *   [Device 8086:*]            overrides for every device of the vendor
  *
+ *   [State]              the state database (history retention)
+ *   HistoryMax=10000     history rows kept; older rows are pruned
+ *                        (0..100000000, 0 = no limit by count)
+ *   HistoryMaxAgeSec=31536000  history rows older than this many seconds
+ *                        are pruned (0..3153600000, 0 = no age limit)
+ *
  *   A [Device] section takes MaxFreezes, FreezeWindowSec, MaxWaitSec,
  *   StepTimeoutSec and Recover. The most specific match wins, key by key:
  *   address, then vendor:device, then vendor:*, then [Policy].
@@ -61,9 +67,8 @@
 #define PCIERR_DEFAULT_FREEZE_WINDOW_SEC	3600U
 #define PCIERR_DEFAULT_MAX_WAIT_SEC		15U
 #define PCIERR_DEFAULT_STEP_TIMEOUT_SEC		30U
-/* [State]: the history keeps the newest 100000 entries, of the last year */
-#define PCIERR_DEFAULT_HISTORY_MAX		100000ULL
-#define PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC	(366ULL * 24 * 3600)
+#define PCIERR_DEFAULT_HISTORY_MAX		10000U
+#define PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC	31536000U	/* 365 days */
 
 /* Ranges accepted by the parser, inclusive */
 #define PCIERR_MAX_FREEZES_MAX		1000000U
@@ -73,6 +78,8 @@
 #define PCIERR_MAX_WAIT_SEC_MAX		3600U
 #define PCIERR_STEP_TIMEOUT_SEC_MIN	1U
 #define PCIERR_STEP_TIMEOUT_SEC_MAX	86400U
+#define PCIERR_HISTORY_MAX_MAX		100000000U
+#define PCIERR_HISTORY_MAX_AGE_SEC_MAX	3153600000U	/* 100 years */
 
 /* The settings that apply to one device (after resolution). */
 struct pcierr_settings {
@@ -110,8 +117,13 @@ struct pcierr_config_override {
 struct pcierr_config {
 	struct pcierr_settings defaults;	/* [Policy] */
 	char *metrics_path;			/* NULL: no metrics */
-	uint64_t history_max;			/* [State] HistoryMax=; 0: no limit */
-	uint64_t history_max_age_sec;		/* [State] HistoryMaxAgeSec=; 0: none */
+	/*
+	 * [State] history retention, for state.c: keep at most history_max
+	 * rows (0: no limit by count) and none older than
+	 * history_max_age_usec (0: no limit by age).
+	 */
+	unsigned int history_max;		/* HistoryMax= */
+	uint64_t history_max_age_usec;		/* HistoryMaxAgeSec= x 1e6 */
 	struct pcierr_config_override *overrides;
 	size_t n_overrides;
 };

@@ -19,7 +19,7 @@
 static int kernel_connect(struct manager *m);
 
 /*
- * A test hook (tests/vm/scenarios/19-pcierrd-lost-op-done.sh): with
+ * A test hook (tests/vm/scenarios/22-pcierrd-lost-op-done.sh): with
  * PCIERRD_TEST_DROP_OP_DONE=STEP in the environment (a REPORT step such as
  * error_detected, or a command such as reset), the first OP_DONE of that
  * step is dropped as if the socket had overrun, so that the step timeout

@@ -2,7 +2,7 @@
 /*
  * The manager: slots and devices as the shim reports them, kept current
  * by resyncs and per-slot refreshes, with their freeze history from the
- * state store and their names from pci.ids; and the methods the bus calls.
+ * state store and their names from the hwdb; and the methods the bus calls.
  */
 #include <errno.h>
 #include <signal.h>
@@ -355,8 +355,10 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	}
 
 	if (s->state != pe->state || s->flags != pe->flags ||
-	    s->reset_types != pe->reset_types || s->generation != pe->generation)
+	    s->reset_types != pe->reset_types || s->generation != pe->generation ||
+	    s->backend != pe->backend)
 		slot_changed = true;
+	s->backend = pe->backend;
 	s->state = pe->state;
 	s->flags = pe->flags;
 	s->reset_types = pe->reset_types;

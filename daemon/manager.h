@@ -39,7 +39,7 @@
 struct state_writer;
 struct udev;
 struct udev_monitor;
-struct pci_access;
+struct pci_names;
 struct manager;
 
 struct device {
@@ -58,7 +58,7 @@ struct device {
 	uint32_t error_gen;
 	uint32_t flags;			/* PCIERR_DEV_F_* */
 
-	char *vendor_name;		/* libpci; "" if unknown, never NULL */
+	char *vendor_name;		/* udev hwdb; "" if unknown, never NULL */
 	char *device_name;
 
 	char key[PCIERR_IDENTITY_KEY_MAX];	/* identity (state.h) */
@@ -88,6 +88,7 @@ struct slot {
 	uint32_t generation;
 	uint64_t pe_id;			/* the shim's PE id last seen: named in
 					 * every command (ESTALE if it changed) */
+	enum pcierr_backend backend;	/* who recovers it (docs/pseries.md) */
 
 	struct device **devices;	/* in bus order */
 	size_t n_devices;
@@ -163,7 +164,7 @@ struct manager {
 	struct udev_monitor *udev_monitor;
 	sd_event_source *udev_source;
 
-	struct pci_access *pci;		/* libpci names; NULL if unavailable */
+	struct pci_names *pci;		/* hwdb names; NULL if unavailable */
 
 	struct slot **slots;		/* in the order they were found */
 	size_t n_slots, slots_cap;

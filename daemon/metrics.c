@@ -65,25 +65,50 @@ static bool label_ok(const char *s, bool required)
 	       PCIERR_METRICS_LABEL_MAX;
 }
 
-static int cmp_str(const void *a, const void *b)
+/*
+ * Is any address given twice? One pass with an open-addressing hash set
+ * of the strings (M1: linear, not the former nested loops).
+ */
+static int has_duplicates(size_t n, const char *(*get)(const void *, size_t),
+			  const void *array)
 {
-	return strcmp(*(const char *const *) a, *(const char *const *) b);
+	_cleanup_free_ const char **set = NULL;
+	size_t cap = 16;
+
+	if (n < 2)
+		return 0;
+	while (cap < 2 * n)
+		cap *= 2;
+	set = calloc(cap, sizeof(*set));
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = get(array, i);
+		uint64_t h = 14695981039346656037ULL;	/* FNV-1a */
+		size_t k;
+
+		for (const char *c = a; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		for (k = (size_t)h & (cap - 1); set[k]; k = (k + 1) & (cap - 1))
+			if (!strcmp(set[k], a))
+				return 1;
+		set[k] = a;
+	}
+	return 0;
 }
 
-/* 0 when no address comes twice: sorted, then neighbours compared
- * (O(n log n); review M1 found the pairwise check quadratic) */
-static int unique(const char **a, size_t n)
+static const char *device_address(const void *array, size_t i)
 {
-	qsort(a, n, sizeof(*a), cmp_str);
-	for (size_t i = 1; i < n; i++)
-		if (!strcmp(a[i - 1], a[i]))
-			return -EINVAL;
-	return 0;
+	return ((const struct pcierr_metrics_device *)array)[i].address;
+}
+
+static const char *pe_address(const void *array, size_t i)
+{
+	return ((const struct pcierr_metrics_pe *)array)[i].address;
 }
 
 int pcierr_metrics_validate(const struct pcierr_metrics *m)
 {
-	_cleanup_free_ const char **addrs = NULL;
 	int r;
 
 	if (!m)
@@ -91,19 +116,12 @@ int pcierr_metrics_validate(const struct pcierr_metrics *m)
 	if ((m->n_devices && !m->devices) || (m->n_pes && !m->pes))
 		return -EINVAL;
 
-	addrs = calloc(MAX(m->n_devices, m->n_pes) + 1, sizeof(*addrs));
-	if (!addrs)
-		return -ENOMEM;
 	for (size_t i = 0; i < m->n_devices; i++) {
 		const struct pcierr_metrics_device *d = &m->devices[i];
 
 		if (!label_ok(d->address, true) || !label_ok(d->driver, false))
 			return -EINVAL;
-		addrs[i] = d->address;
 	}
-	r = unique(addrs, m->n_devices);
-	if (r < 0)
-		return r;
 	for (size_t i = 0; i < m->n_pes; i++) {
 		const struct pcierr_metrics_pe *p = &m->pes[i];
 
@@ -112,9 +130,11 @@ int pcierr_metrics_validate(const struct pcierr_metrics *m)
 		if (p->state < PCIERR_PE_STATE_NORMAL ||
 		    p->state > PCIERR_PE_STATE_MAX)
 			return -EINVAL;
-		addrs[i] = p->address;
 	}
-	return unique(addrs, m->n_pes);
+	r = has_duplicates(m->n_devices, device_address, m->devices);
+	if (r == 0)
+		r = has_duplicates(m->n_pes, pe_address, m->pes);
+	return r > 0 ? -EINVAL : r;
 }
 
 /* A label value, escaped per the exposition format: \\ \" \n */
@@ -164,16 +184,10 @@ static void put_device(FILE *out, const char *name,
 	fprintf(out, "\"} %" PRIu64 "\n", value);
 }
 
-int pcierr_metrics_format(const struct pcierr_metrics *m, FILE *out)
+/* m is valid: the exposition itself */
+static int format_valid(const struct pcierr_metrics *m, FILE *out)
 {
 	char name[64];
-	int r;
-
-	if (!out)
-		return -EINVAL;
-	r = pcierr_metrics_validate(m);
-	if (r < 0)
-		return r;
 
 	put_scalar(out, "pcierr_kernel_connected", "gauge",
 		   "Whether pcierrd is connected to the pcierr_shim kernel module (1) or not (0).",
@@ -203,10 +217,10 @@ int pcierr_metrics_format(const struct pcierr_metrics *m, FILE *out)
 		   "Resynchronisations with the kernel's PE state.",
 		   m->resyncs);
 
-	put_family(out, "pcierr_device_freeze_count", "gauge",
-		   "Freezes of the device counted in the current window.");
+	put_family(out, "pcierr_device_window_freezes", "gauge",
+		   "Freezes of the device counted in the current window (FreezeWindowSec=).");
 	for (size_t i = 0; i < m->n_devices; i++)
-		put_device(out, "pcierr_device_freeze_count", &m->devices[i],
+		put_device(out, "pcierr_device_window_freezes", &m->devices[i],
 			   m->devices[i].freeze_count);
 
 	put_family(out, "pcierr_device_disabled", "gauge",
@@ -229,6 +243,18 @@ int pcierr_metrics_format(const struct pcierr_metrics *m, FILE *out)
 	if (fflush(out) != 0 || ferror(out))
 		return negative_errno();
 	return 0;
+}
+
+int pcierr_metrics_format(const struct pcierr_metrics *m, FILE *out)
+{
+	int r;
+
+	if (!out)
+		return -EINVAL;
+	r = pcierr_metrics_validate(m);
+	if (r < 0)
+		return r;
+	return format_valid(m, out);
 }
 
 int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
@@ -273,13 +299,14 @@ int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
 		r = negative_errno();
 		goto fail;
 	}
-	r = pcierr_metrics_format(m, f);
+	r = format_valid(m, f);		/* validated above, once */
 	if (r < 0)
 		goto fail;
-	/* no fsync: the textfile is rewritten on every change and
-	 * node_exporter reads it whole after a rename; a crash loses at most
-	 * the newest figures, and a frozen disk never holds pcierrd up
-	 * (review H2) */
+	/*
+	 * No fsync() (H2): the file may live on the very device being
+	 * recovered, and node_exporter needs only the atomic rename. After
+	 * a crash pcierrd writes the file anew.
+	 */
 	r = fclose(TAKE_PTR(f));
 	if (r != 0) {
 		r = negative_errno();
@@ -289,7 +316,6 @@ int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
 		r = negative_errno();
 		goto fail;
 	}
-
 	return 0;
 
 fail:

@@ -18,7 +18,10 @@
  *   pcierr_hotplug_fallbacks_total             counter
  *   pcierr_permanent_disables_total            counter
  *   pcierr_resyncs_total                       counter
- *   pcierr_device_freeze_count{address,vendor,device,driver}  gauge
+ *   pcierr_device_window_freezes{address,vendor,device,driver} gauge
+ *        (the freezes counted in the current FreezeWindowSec=; named
+ *        so because a gauge may not end in _count, which promtool
+ *        reserves for summaries and histograms)
  *   pcierr_device_disabled{address,vendor,device,driver}      gauge 0/1
  *   pcierr_pe_state{pe,state}                  gauge, a state set: one
  *        sample per PE and state ("normal", "frozen", "mmio_enabled",
@@ -80,7 +83,9 @@ struct pcierr_metrics {
 /*
  * Check m without writing anything: -EINVAL for NULL m, a NULL array with
  * a non-zero count, a NULL/empty/over-long address, an over-long driver,
- * a PE state out of range, or two devices (or two PEs) with one address.
+ * a PE state out of range, or two devices (or two PEs) with one address
+ * (-ENOMEM if the duplicate check cannot allocate). Linear in the number
+ * of devices and PEs (a hash set for the duplicates).
  */
 int pcierr_metrics_validate(const struct pcierr_metrics *m);
 
@@ -94,8 +99,10 @@ int pcierr_metrics_format(const struct pcierr_metrics *m, FILE *out);
 /*
  * Replace the file at path atomically with pcierr_metrics_format()'s
  * output: a temporary ".<name>.XXXXXX" in the same directory (mode 0644,
- * O_CLOEXEC), written in full, flushed and fsync()ed, then renamed over
- * path (and the directory fsync()ed, best effort). On any failure the
+ * O_CLOEXEC), written in full and flushed, then renamed over path. m is
+ * validated once. Nothing is fsync()ed (the file may sit on the device
+ * being recovered; node_exporter needs only the atomic rename). On any
+ * failure the
  * temporary file is removed and path is left untouched. Returns 0,
  * -EINVAL (as above, or path NULL, empty, ending in '/' or too long),
  * or the failing call's negative errno (-ENOENT: no such directory,

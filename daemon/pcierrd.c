@@ -14,6 +14,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus.h"
+#include "bus-polkit.h"
 #include "log.h"
 #include "manager.h"
 #include "state-writer.h"
@@ -205,7 +206,7 @@ static int open_state(struct manager *m, const char *dir)
 		log_warning("The state database %s is not in WAL mode (the filesystem lacks shared memory?): reads may wait for the writer.",
 			    m->state_path);
 	r = state_writer_new(m->state_path, m->config.history_max,
-			     m->config.history_max_age_sec * PCIERR_USEC_PER_SEC, &m->writer);
+			     m->config.history_max_age_usec, &m->writer);
 	if (r < 0) {
 		log_error_errno(r, "Failed to start the state writer: %m; running without a state store.");
 		m->state = pcierr_state_close(m->state);
@@ -280,6 +281,8 @@ static int run(int argc, char *argv[])
 
 	r = sd_event_loop(m->event);
 	sd_notify(false, "STOPPING=1\nSTATUS=Shutting down.");
+	/* polkit checks still pending: dropped before the bus closes */
+	bus_polkit_flush();
 	if (r < 0) {
 		log_error_errno(r, "Event loop failed: %m");
 		return 1;

@@ -32,6 +32,7 @@
 #include "log.h"
 #include "recovery.h"
 #include "state-writer.h"
+#include "../kernel/pcierr_shim/pseries-rtas.h"
 
 /* a resync saw the operation over: its OP_DONE may still be queued on
  * our socket; ask the kernel once more after this */
@@ -757,6 +758,9 @@ static bool slot_empty(const struct slot *s, const char *dev)
 	return cards == 0 || !named;
 }
 
+static void log_error_detail(const char *slot, const char *dev,
+			     const struct pcierr_error_detail *d, char *hist, size_t hsize);
+
 struct event_news {
 	const struct pcierr_event *e;
 	const char *source;
@@ -767,7 +771,7 @@ static void event_fanout(struct slot *s, void *userdata)
 	const struct event_news *n = userdata;
 	const struct pcierr_event *e = n->e;
 	const char *source = n->source;
-	char message[128];
+	char message[192], detail[64];
 
 	log_struct(LOG_WARNING, PCIERR_MESSAGE_ERROR_DETECTED, s->addr, e->dev, NULL,
 		   "PCI error detected on %s (slot %s): %s, source %s%s.", e->dev, s->addr,
@@ -775,8 +779,9 @@ static void event_fanout(struct slot *s, void *userdata)
 		   e->state == PCIERR_STATE_PERM_FAILURE ? ", permanent failure reported" : "");
 	report_error(s, e->dev, pcierr_state_to_string(e->state) ?: "", e->time_unavail_ms,
 		     source ?: "");
-	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64,
-		 source ?: "?", e->time_unavail_ms, e->seq);
+	log_error_detail(s->addr, e->dev, &e->detail, detail, sizeof(detail));
+	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64 "%s",
+		 source ?: "?", e->time_unavail_ms, e->seq, detail);
 	history(s, e->dev, PCIERR_HISTORY_EVENT, pcierr_state_to_string(e->state), "", "",
 		0, 0, message, &s->history_id);
 }
@@ -784,6 +789,47 @@ static void event_fanout(struct slot *s, void *userdata)
 static bool admin_pending(const struct slot *s)
 {
 	return s->admin_reset && now_monotonic_usec() < s->admin_deadline;
+}
+
+/* the most of a platform error log put in one journal field, as hex */
+#define DETAIL_HEX_MAX	1000
+
+/*
+ * The platform's error detail (pseries: ibm,slot-error-detail; the
+ * shim's EVENT, or OP_DONE of DISABLE) to the journal: raw bytes as hex
+ * in PCIERR_DETAIL_DATA, the RTAS log header decoded in the message.
+ * @hist gets a short form for the history.
+ */
+static void log_error_detail(const char *slot, const char *dev,
+			     const struct pcierr_error_detail *d, char *hist, size_t hsize)
+{
+	char sev[64], status[64], data[sizeof("PCIERR_DETAIL_DATA=") + 2 * DETAIL_HEX_MAX];
+	const char *extra[4] = { sev, status, NULL, NULL };
+	const char *kind = d->severity == PCIERR_DETAIL_PERMANENT ? "permanent" : "temporary";
+	struct pseries_log_header h;
+	char head[160] = "";
+	size_t n;
+
+	hist[0] = 0;
+	if (d->severity == PCIERR_DETAIL_UNSPEC)
+		return;
+	snprintf(sev, sizeof(sev), "PCIERR_DETAIL_SEVERITY=%s", kind);
+	snprintf(status, sizeof(status), "PCIERR_DETAIL_STATUS=%d", d->status);
+	if (d->len > 0) {
+		n = (size_t)snprintf(data, sizeof(data), "PCIERR_DETAIL_DATA=");
+		for (uint32_t i = 0; i < d->len && i < DETAIL_HEX_MAX; i++)
+			n += (size_t)snprintf(data + n, sizeof(data) - n, "%02x", d->data[i]);
+		extra[2] = data;
+		if (pseries_log_decode(d->data, d->len, &h) > 0)
+			snprintf(head, sizeof(head),
+				 ": RTAS log version %u, severity %s, disposition %u, initiator %u, target %u, type %u",
+				 h.version, pseries_log_severity_name(h.severity), h.disposition,
+				 h.initiator, h.target, h.type);
+	}
+	log_struct(LOG_WARNING, NULL, slot, dev, extra,
+		   "Platform error detail for %s (slot %s), %s log: firmware status %d, %u bytes%s.",
+		   dev && *dev ? dev : slot, slot, kind, d->status, d->len, head);
+	snprintf(hist, hsize, "; %s error detail: status %d, %u bytes", kind, d->status, d->len);
 }
 
 void recovery_on_event(struct manager *m, const struct pcierr_event *e)
@@ -927,6 +973,11 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 	}
 	s->op_id = 0;
 	disarm(s);
+	if (d->detail.severity != PCIERR_DETAIL_UNSPEC) {	/* DISABLE on pseries */
+		char dh[64];
+
+		log_error_detail(s->addr, NULL, &d->detail, dh, sizeof(dh));
+	}
 
 	if (s->outside_policy) {
 		s->outside_policy = false;

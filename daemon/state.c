@@ -3,11 +3,15 @@
  * pcierrd's state store on SQLite 3; see state.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -341,6 +345,50 @@ static int configure(struct pcierr_state *s)
 	return exec(s, "PRAGMA foreign_keys = ON");
 }
 
+/*
+ * Why SQLite could not open path at all (SQLITE_CANTOPEN): its
+ * sqlite3_system_errno() is that of its last system call, often a probe
+ * of a -journal or -wal file (ENOENT) rather than the cause. Look for
+ * the cause: a symlink (refused: NOFOLLOW), a directory, a file we may
+ * not open, a directory we may not create it in. 0 when none is found.
+ * (Found by tests/fuzz/abuse-check: a non-writable state directory said
+ * "No such file or directory".)
+ */
+static int cantopen_cause(const char *path, char *msg, size_t size)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(msg, size, "pcierrd does not follow a symbolic link there");
+			return -ELOOP;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(msg, size, "a directory, not a database file");
+			return -EISDIR;
+		}
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(msg, size, "cannot open it read-write: %s", strerror(errno));
+			return -errno;
+		}
+		close(fd);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (access(dirname(dir), W_OK | X_OK) < 0) {
+		int e = errno;
+
+		snprintf(msg, size, "cannot create it in %.160s: %s", dir, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 int pcierr_state_open(const char *path, struct pcierr_state **ret)
 {
 	_cleanup_state_ struct pcierr_state *s = NULL;
@@ -361,8 +409,14 @@ int pcierr_state_open(const char *path, struct pcierr_state **ret)
 		if (!s->db)
 			return -ENOMEM;
 		r = fail(s, rc);
-		if ((rc & 0xff) == SQLITE_CANTOPEN && sqlite3_system_errno(s->db) > 0)
-			r = -sqlite3_system_errno(s->db);
+		if ((rc & 0xff) == SQLITE_CANTOPEN) {
+			int cause = cantopen_cause(path, s->errmsg, sizeof(s->errmsg));
+
+			if (cause < 0)
+				r = cause;
+			else if (sqlite3_system_errno(s->db) > 0)
+				r = -sqlite3_system_errno(s->db);
+		}
 		goto err;
 	}
 	(void) sqlite3_extended_result_codes(s->db, 1);

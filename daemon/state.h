@@ -29,8 +29,10 @@
  *   -ENOMEM   out of memory
  *   -ENOSPC   disk full;  -EROFS  read-only;  -EIO  anything else
  *   open only: the system's errno when the file cannot be opened at all
- *   (-ENOENT: no such directory, -EACCES, -EISDIR); the path must not be
- *   a symlink (SQLITE_OPEN_NOFOLLOW: refused, -EIO or -ENOENT)
+ *   (-ENOENT: no such directory, -EACCES: the file, or the directory it
+ *   would be created in, is not writable, -EROFS, -EISDIR); the path must
+ *   not be a symlink (SQLITE_OPEN_NOFOLLOW: refused, -ELOOP); the errmsg
+ *   then says which
  * SQLite's own message for the last failure is kept: pcierr_state_errmsg().
  *
  * One connection is not thread-safe; use one per thread.

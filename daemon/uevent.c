@@ -62,24 +62,13 @@ static int get_value(pcierr_uevent_get_t get, void *userdata,
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* exactly 4 hex digits */
 static int parse_hex4(const char *s, uint16_t *ret)
 {
 	unsigned int v = 0;
 
 	for (int i = 0; i < 4; i++) {
-		int d = hexval(s[i]);
+		int d = unhexchar(s[i]);
 
 		if (d < 0)
 			return -EINVAL;

@@ -6,11 +6,18 @@
 #
 #   make module          build kernel/pcierr_shim/pcierr_shim.ko
 #   make module-check    rebuild with sparse (C=2) and W=1; fails on any
-#                        warning
+#                        warning; then the kernel's checkpatch.pl --strict
+#                        (scripts/checkpatch-module, docs/checkpatch.md)
 #   make module-clean
 
 PCIERR_SHIM_DIR := $(CURDIR)/kernel/pcierr_shim
 PCIERR_SHIM_KO  := $(PCIERR_SHIM_DIR)/pcierr_shim.ko
+
+# The kernel's own checkpatch.pl (and the files it reads), taken from
+# Debian's linux-source-6.1 (scripts/install-deps) once per build dir.
+LINUX_SOURCE_TAR ?= /usr/src/linux-source-6.1.tar.xz
+CHECKPATCH_DIR   := $(BUILD)/checkpatch
+CHECKPATCH       := $(CHECKPATCH_DIR)/scripts/checkpatch.pl
 
 .PHONY: module module-check module-clean
 all: module
@@ -19,8 +26,17 @@ clean: module-clean
 module:
 	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) modules
 
-module-check:
+module-check: $(CHECKPATCH)
 	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) check
+	scripts/checkpatch-module $(CHECKPATCH) $(PCIERR_SHIM_DIR)
+
+$(CHECKPATCH):
+	@mkdir -p $(CHECKPATCH_DIR)
+	tar -xJf $(LINUX_SOURCE_TAR) -C $(CHECKPATCH_DIR) --strip-components=1 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	touch $@
 
 module-clean:
 	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) clean

@@ -7,7 +7,8 @@
 # lib/libpcierr/libpcierr.mk, the module for KVER by kernel/kernel.mk.
 #
 #   make install-systemd    unit, catalog, modules-load.d entry
-#   make install-dbus       bus policy, activation file, interface XML
+#   make install-dbus       bus policy, activation file, interface XML,
+#                           polkit actions
 #   make install-dkms       /usr/src/pcierr-<version>/ for dkms
 #   make install-pcierrctl  pcierrctl, its man page and bash completion
 #   make install-check      "make install" into a temporary DESTDIR: the
@@ -41,6 +42,8 @@ install-dbus:
 	install -m 0644 dbus/org.pcierr1.conf $(DESTDIR)$(DBUSPOLICYDIR)/org.pcierr1.conf
 	install -m 0644 dbus/org.pcierr1.service $(DESTDIR)$(DBUSSERVICEDIR)/org.pcierr1.service
 	install -m 0644 $(wildcard dbus/org.pcierr1.*.xml) $(DESTDIR)$(DBUSIFACEDIR)/
+	install -d $(DESTDIR)$(POLKITACTIONDIR)
+	install -m 0644 dbus/org.pcierr1.policy $(DESTDIR)$(POLKITACTIONDIR)/org.pcierr1.policy
 
 install-dkms:
 	install -d $(DKMS_DEST)/uapi/linux

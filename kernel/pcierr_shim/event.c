@@ -13,11 +13,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/notifier.h>
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
 #include "internal.h"
+#include "platform.h"
 
 enum pcierr_ev_type {
 	PCIERR_EV_EVENT,
@@ -61,7 +63,8 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		  unsigned int time_unavail_ms, enum pcierr_source source,
 		  u64 *seqp)
 {
-	struct pcierr_pe *pe = dev->pe;
+	/* A failing bridge takes down what is below it: the PE it heads. */
+	struct pcierr_pe *pe = dev->headed ?: dev->pe;
 	struct pcierr_ev *ev, *tail;
 	unsigned long flags;
 	u64 seq, ts, pe_id;
@@ -185,6 +188,7 @@ static void pcierr_event_work_fn(struct work_struct *work)
 			list_del_init(&pe->freeze_node);
 			spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 			pcierr_pe_apply_freeze(pe);
+			pcierr_owner_arm(pe, pcierr_nl_has_listeners());
 			pcierr_pe_put(pe);
 			continue;
 		}
@@ -205,15 +209,10 @@ static void pcierr_event_work_fn(struct work_struct *work)
 int pcierr_event_init(void)
 {
 	pcierr_ring_size = clamp(event_queue_len, 2U, 65536U);
-	pcierr_ring = kcalloc(pcierr_ring_size, sizeof(*pcierr_ring),
-			      GFP_KERNEL);
+	/* 65536 entries are more than kmalloc gives (D20) */
+	pcierr_ring = kvcalloc(pcierr_ring_size, sizeof(*pcierr_ring),
+			       GFP_KERNEL);
 	return pcierr_ring ? 0 : -ENOMEM;
-}
-
-/* Deliver (or, while exiting, drop) everything queued so far. */
-void pcierr_event_flush(void)
-{
-	flush_work(&pcierr_event_work);
 }
 
 void pcierr_event_exit(void)
@@ -221,12 +220,26 @@ void pcierr_event_exit(void)
 	/* pcierr_exiting is set: the work only releases what is queued. */
 	flush_work(&pcierr_event_work);
 	pcierr_event_work_fn(NULL);
-	kfree(pcierr_ring);
+	kvfree(pcierr_ring);
 	pcierr_ring = NULL;
 }
 
-/* The exported detection API. */
+/* The exported API (namespace PCIERR): see pcierr.h. */
 
+/**
+ * pcierr_report_failure() - report a detected failure of a device
+ * @pdev: the device
+ * @state: pci_channel_io_frozen or pci_channel_io_perm_failure
+ * @time_unavail_ms: how long the device is expected to be unavailable
+ * @source: who detected it (enum pcierr_source)
+ *
+ * Bumps the device's error generation, marks its PE frozen and queues an
+ * event; the freeze itself is applied from process context before the
+ * event is delivered. Any context, including hard interrupts.
+ *
+ * Return: 0; -EINVAL for a bad @state or @source; -ENODEV if pcierr does
+ * not know @pdev; -ESHUTDOWN while the module unloads.
+ */
 int pcierr_report_failure(struct pci_dev *pdev, pci_channel_state_t state,
 			  unsigned int time_unavail_ms,
 			  enum pcierr_source source)
@@ -247,7 +260,7 @@ int pcierr_report_failure(struct pci_dev *pdev, pci_channel_state_t state,
 	rcu_read_unlock();
 	return ret;
 }
-EXPORT_SYMBOL_GPL(pcierr_report_failure);
+EXPORT_SYMBOL_NS_GPL(pcierr_report_failure, PCIERR);
 
 static int pcierr_check(struct pci_dev *pdev)
 {
@@ -282,6 +295,17 @@ static int pcierr_check(struct pci_dev *pdev)
 		goto out;
 	}
 
+	/* A sleeping device reads all ones: that is no failure (D10). */
+	if (pm_runtime_suspended(&pdev->dev) ||
+	    pdev->current_state == PCI_D3cold) {
+		pcierr_stat_inc(PCIERR_STAT_FALSE_POSITIVES);
+		goto out;
+	}
+	/* The platform confirms (pseries: the PE's reset state): platform.h */
+	ret = pcierr_platform_check(dev);
+	if (ret != -ENOTTY)
+		goto out;
+	ret = 0;
 	/* Config space bypassing the disconnected check: is it there? */
 	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn, PCI_VENDOR_ID,
 				      &id) || id == ~0U || id == 0) {
@@ -296,13 +320,35 @@ out:
 	return ret;
 }
 
+/**
+ * pcierr_check_failure() - check a device that returned all ones
+ * @pdev: the device a read returned all ones from
+ *
+ * If the device's PE is already frozen the check is counted as ignored.
+ * Otherwise the device's vendor/device id is read: all ones (or zero)
+ * means it is unreachable and a failure is reported (source
+ * PCIERR_SOURCE_CHECK); else the value was genuine (a false positive).
+ * Any context.
+ *
+ * Return: 1 if the device is (now) frozen, 0 if it is healthy.
+ */
 int pcierr_check_failure(struct pci_dev *pdev)
 {
 	pcierr_stat_inc(PCIERR_STAT_CHECKS);
 	return pcierr_check(pdev);
 }
-EXPORT_SYMBOL_GPL(pcierr_check_failure);
+EXPORT_SYMBOL_NS_GPL(pcierr_check_failure, PCIERR);
 
+/**
+ * pcierr_check_value() - check a value read from a device
+ * @pdev: the device
+ * @val: a 32-bit value read from it
+ *
+ * Only an all-ones @val leads to pcierr_check_failure()'s check. Any
+ * context.
+ *
+ * Return: as pcierr_check_failure(); 0 for any other value.
+ */
 int pcierr_check_value(struct pci_dev *pdev, u32 val)
 {
 	pcierr_stat_inc(PCIERR_STAT_CHECKS);
@@ -310,20 +356,42 @@ int pcierr_check_value(struct pci_dev *pdev, u32 val)
 		return 0;
 	return pcierr_check(pdev);
 }
-EXPORT_SYMBOL_GPL(pcierr_check_value);
+EXPORT_SYMBOL_NS_GPL(pcierr_check_value, PCIERR);
 
+/**
+ * pcierr_register_notifier() - be told of events, as the netlink group is
+ * @nb: the notifier; called in process context with PCIERR_NOTIFY_EVENT
+ *      (struct pcierr_event_info *) or PCIERR_NOTIFY_OVERFLOW
+ *      (struct pcierr_overflow_info *)
+ *
+ * Return: 0 or a negative errno.
+ */
 int pcierr_register_notifier(struct notifier_block *nb)
 {
 	return blocking_notifier_chain_register(&pcierr_chain, nb);
 }
-EXPORT_SYMBOL_GPL(pcierr_register_notifier);
+EXPORT_SYMBOL_NS_GPL(pcierr_register_notifier, PCIERR);
 
+/**
+ * pcierr_unregister_notifier() - undo pcierr_register_notifier()
+ * @nb: the notifier
+ *
+ * Return: 0 or -ENOENT.
+ */
 int pcierr_unregister_notifier(struct notifier_block *nb)
 {
 	return blocking_notifier_chain_unregister(&pcierr_chain, nb);
 }
-EXPORT_SYMBOL_GPL(pcierr_unregister_notifier);
+EXPORT_SYMBOL_NS_GPL(pcierr_unregister_notifier, PCIERR);
 
+/**
+ * pcierr_error_gen() - a device's error generation
+ * @pdev: the device
+ *
+ * The count of failures detected on @pdev, as netlink reports it.
+ *
+ * Return: the generation, 0 if pcierr does not know @pdev.
+ */
 u32 pcierr_error_gen(struct pci_dev *pdev)
 {
 	struct pcierr_dev *dev;
@@ -336,9 +404,17 @@ u32 pcierr_error_gen(struct pci_dev *pdev)
 	rcu_read_unlock();
 	return gen;
 }
-EXPORT_SYMBOL_GPL(pcierr_error_gen);
+EXPORT_SYMBOL_NS_GPL(pcierr_error_gen, PCIERR);
 
-void iochk_clear(struct iochk_cookie *cookie, struct pci_dev *pdev)
+/**
+ * pcierr_iochk_clear() - start watching a device for errors
+ * @cookie: filled in
+ * @pdev: the device
+ *
+ * Any context. See pcierr_iochk_read().
+ */
+void pcierr_iochk_clear(struct pcierr_iochk_cookie *cookie,
+			struct pci_dev *pdev)
 {
 	struct pcierr_dev *dev;
 
@@ -349,9 +425,19 @@ void iochk_clear(struct iochk_cookie *cookie, struct pci_dev *pdev)
 	cookie->error_gen = dev ? atomic_read(&dev->error_gen) : 0;
 	rcu_read_unlock();
 }
-EXPORT_SYMBOL_GPL(iochk_clear);
+EXPORT_SYMBOL_NS_GPL(pcierr_iochk_clear, PCIERR);
 
-int iochk_read(struct iochk_cookie *cookie)
+/**
+ * pcierr_iochk_read() - errors since pcierr_iochk_clear()
+ * @cookie: as filled in by pcierr_iochk_clear()
+ *
+ * Any context.
+ *
+ * Return: non-zero if an error was detected on the device since
+ * pcierr_iochk_clear() (its error generation moved), if the device is not
+ * in the normal channel state, or if pcierr does not know it; else 0.
+ */
+int pcierr_iochk_read(struct pcierr_iochk_cookie *cookie)
 {
 	struct pcierr_dev *dev;
 	int ret = 1;
@@ -366,4 +452,4 @@ int iochk_read(struct iochk_cookie *cookie)
 	rcu_read_unlock();
 	return ret;
 }
-EXPORT_SYMBOL_GPL(iochk_read);
+EXPORT_SYMBOL_NS_GPL(pcierr_iochk_read, PCIERR);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pcierr: the in-kernel API of pcierr_shim, for drivers and platform code.
- * All symbols are EXPORT_SYMBOL_GPL. Build a user module with
+ * All symbols are EXPORT_SYMBOL_NS_GPL(..., PCIERR), documented (kernel-doc)
+ * where they are defined. Build a user module with
  *   ccflags-y += -I<pcierr_shim>/ -I<pcierr_shim>/uapi
  *   KBUILD_EXTRA_SYMBOLS += <pcierr_shim>/Module.symvers
+ * and MODULE_IMPORT_NS(PCIERR) in it.
  *
  * Detection (any context, including hard interrupts):
  *
@@ -24,6 +26,11 @@
  *	ones (or zero) the device is unreachable, a failure is reported with
  *	source PCIERR_SOURCE_CHECK and 1 is returned; else the all-ones value
  *	was genuine, a false positive is counted and 0 is returned.
+ *	On pseries the platform decides first (docs/pseries.md): a PE the
+ *	kernel's EEH owns goes to eeh_dev_check_failure(); a PE firmware
+ *	knows is judged by ibm,read-slot-reset-state2 (stopped: frozen;
+ *	unavailable: perm_failure with firmware's time; an empty slot's
+ *	perm_failure and a healthy state: false positives).
  *   pcierr_check_value(pdev, val)
  *	The same for any 32-bit value read from @pdev: only an all-ones value
  *	leads to the check above. Both count PCIERR_STAT_CHECKS; only
@@ -39,9 +46,10 @@
  *
  * IOCHK (synchronous, driver-driven; any context):
  *
- *   iochk_clear(&cookie, pdev); ... I/O ...; if (iochk_read(&cookie)) ...
- *	iochk_read() returns non-zero if an error was detected on the device
- *	since iochk_clear() (its error generation moved), if the device is
+ *   pcierr_iochk_clear(&cookie, pdev); ... I/O ...;
+ *   if (pcierr_iochk_read(&cookie)) ...
+ *	pcierr_iochk_read() returns non-zero if an error was detected on the device
+ *	since pcierr_iochk_clear() (its error generation moved), if the device is
  *	not in the normal channel state, or if pcierr does not know it.
  *	This is the same error generation that netlink reports.
  */
@@ -76,7 +84,7 @@ struct pcierr_overflow_info {
 	u64 next_seq;			/* sequence number after the gap */
 };
 
-struct iochk_cookie {
+struct pcierr_iochk_cookie {
 	struct pci_dev *pdev;
 	u32 error_gen;
 	bool valid;
@@ -91,8 +99,9 @@ int pcierr_check_value(struct pci_dev *pdev, u32 val);
 int pcierr_register_notifier(struct notifier_block *nb);
 int pcierr_unregister_notifier(struct notifier_block *nb);
 
-void iochk_clear(struct iochk_cookie *cookie, struct pci_dev *pdev);
-int iochk_read(struct iochk_cookie *cookie);
+void pcierr_iochk_clear(struct pcierr_iochk_cookie *cookie,
+			struct pci_dev *pdev);
+int pcierr_iochk_read(struct pcierr_iochk_cookie *cookie);
 
 /* The device's current error generation (0 if pcierr does not know it). */
 u32 pcierr_error_gen(struct pci_dev *pdev);

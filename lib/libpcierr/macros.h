@@ -65,4 +65,33 @@ static inline int negative_errno(void)
 	return errno > 0 ? -errno : -EIO;
 }
 
+/* One hex digit's value, or -1 (the project's one copy, as systemd's) */
+static inline int unhexchar(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Free a NULL-terminated array of strings (NULL is fine); returns NULL */
+static inline char **strv_free(char **l)
+{
+	if (!l)
+		return NULL;
+	for (char **i = l; *i; i++)
+		free(*i);
+	free(l);
+	return NULL;
+}
+
+static inline void strv_freep(char ***l)
+{
+	strv_free(*l);
+}
+#define _cleanup_strv_free_	_cleanup_(strv_freep)
+
 #endif /* PCIERR_MACROS_H */

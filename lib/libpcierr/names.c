@@ -162,17 +162,6 @@ _public_ int pcierr_handlers_to_string(uint32_t handlers, char *buf, size_t size
 	return (int)len;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* exactly min..max hex digits at *p, stopping at anything else */
 static int hex_field(const char **p, unsigned min, unsigned max, uint32_t *ret)
 {
@@ -180,7 +169,7 @@ static int hex_field(const char **p, unsigned min, unsigned max, uint32_t *ret)
 	unsigned n = 0;
 	int d;
 
-	while ((d = hexval((*p)[n])) >= 0) {
+	while ((d = unhexchar((*p)[n])) >= 0) {
 		if (++n > max)
 			return -EINVAL;
 		v = v << 4 | (uint32_t)d;

@@ -27,6 +27,8 @@ int main(void)
 		suite_uevent,
 		suite_bus,
 		suite_ctl,
+		suite_polkit,
+		suite_pseries,
 	};
 	SRunner *sr = NULL;
 	int failed;

@@ -202,7 +202,11 @@ static const struct {
 } addresses[] = {
 	{ "0000:01:00.0", "0000:01:00.0" },
 	{ "01:00.0", "0000:01:00.0" },
-	{ "1:0.0", "0000:01:00.0" },
+	/* one grammar with D-Bus and pcierrctl (L8): two-digit bus and device */
+	{ "1:00.0", NULL },
+	{ "0:1:0.0", NULL },
+	{ "01:0.0", NULL },
+	{ "1:0.0", NULL },
 	{ "ABCD:EF:1f.7", "abcd:ef:1f.7" },
 	{ "ffffffff:ff:1f.7", "ffffffff:ff:1f.7" },
 	{ "", NULL },
@@ -425,6 +429,71 @@ START_TEST(test_load_error)
 }
 END_TEST
 
+/* [State] HistoryMax= / HistoryMaxAgeSec= (issue 10 point 6) */
+static const struct {
+	const char *text;
+	unsigned int max;
+	uint64_t age_usec;
+} state_valid[] = {
+	{ "", 10000, 31536000ULL * 1000000 },
+	{ "[State]\n", 10000, 31536000ULL * 1000000 },
+	{ "[State]\nHistoryMax=5\nHistoryMaxAgeSec=60\n", 5, 60000000 },
+	{ "[State]\nHistoryMax=0\nHistoryMaxAgeSec=0\n", 0, 0 },
+	{ "[State]\nHistoryMax=100000000\nHistoryMaxAgeSec=3153600000\n",
+	  100000000, 3153600000ULL * 1000000 },
+	{ "[State]\nHistoryMax=5\nHistoryMax=\nHistoryMaxAgeSec=1\nHistoryMaxAgeSec=\n",
+	  10000, 31536000ULL * 1000000 },
+	{ "[Policy]\nMaxFreezes=2\n[State]\nHistoryMax=7\n[Policy]\nMaxWaitSec=3\n",
+	  7, 31536000ULL * 1000000 },
+};
+
+START_TEST(test_state_valid)
+{
+	struct pcierr_config c;
+	struct pcierr_config_error err = {};
+
+	pcierr_config_init(&c);
+	ck_assert_msg(pcierr_config_parse_string(&c, state_valid[_i].text, "s.conf", &err) == 0,
+		      "case %d: %s", _i, err.message);
+	ck_assert_uint_eq(c.history_max, state_valid[_i].max);
+	ck_assert_uint_eq(c.history_max_age_usec, state_valid[_i].age_usec);
+	pcierr_config_done(&c);
+	/* done leaves the defaults */
+	ck_assert_uint_eq(c.history_max, PCIERR_DEFAULT_HISTORY_MAX);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	const char *msg;
+	unsigned int line;
+} state_invalid[] = {
+	{ "[State]\nHistoryMax=-1\n", "not a number", 2 },
+	{ "[State]\nHistoryMax=100000001\n", "out of range", 2 },
+	{ "[State]\nHistoryMaxAgeSec=3153600001\n", "out of range", 2 },
+	{ "[State]\nHistoryMaxAgeSec=1h\n", "not a number", 2 },
+	{ "[State]\nMaxFreezes=1\n", "unknown key MaxFreezes= in section [State]", 2 },
+	{ "[State]\nMetricsPath=/x\n", "unknown key MetricsPath=", 2 },
+	{ "[Policy]\nHistoryMax=1\n", "unknown key HistoryMax= in section [Policy]", 2 },
+	{ "[Device 01:00.0]\nHistoryMaxAgeSec=1\n", "unknown key HistoryMaxAgeSec=", 2 },
+	{ "[State 1]\n", "unknown section", 1 },
+};
+
+START_TEST(test_state_invalid)
+{
+	struct pcierr_config c;
+	struct pcierr_config_error err = {};
+
+	pcierr_config_init(&c);
+	ck_assert_int_eq(pcierr_config_parse_string(&c, state_invalid[_i].text, "s.conf", &err),
+			 -EINVAL);
+	ck_assert_uint_eq(err.line, state_invalid[_i].line);
+	ck_assert_msg(strstr(err.message, state_invalid[_i].msg), "case %d: '%s' lacks '%s'",
+		      _i, err.message, state_invalid[_i].msg);
+	pcierr_config_done(&c);
+}
+END_TEST
+
 Suite *suite_config(void)
 {
 	Suite *s = suite_create("config");
@@ -437,6 +506,12 @@ Suite *suite_config(void)
 	tc = tcase_create("invalid");
 	tcase_add_loop_test(tc, test_invalid, 0, (int)(sizeof(invalid) / sizeof(invalid[0])));
 	tcase_add_test(tc, test_nul_byte);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("state");
+	tcase_add_loop_test(tc, test_state_valid, 0, (int)(sizeof(state_valid) / sizeof(state_valid[0])));
+	tcase_add_loop_test(tc, test_state_invalid, 0,
+			    (int)(sizeof(state_invalid) / sizeof(state_invalid[0])));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("address");

@@ -31,6 +31,7 @@
 #include "../../tools/pcierrctl/json.h"
 #include "../../tools/pcierrctl/model.h"
 #include "../../tools/pcierrctl/output.h"
+#include "../../tools/pcierrctl/pager.h"
 #include "../tools/json-parse.h"
 #include "cksuites.h"
 
@@ -599,7 +600,7 @@ START_TEST(test_model_free)
 	e[1].message = strdup("x");
 	ctl_history_free(e, 2);
 	ctl_history_free(NULL, 0);
-	ck_assert_ptr_null(ctl_strv_free(NULL));
+	ck_assert_ptr_null(strv_free(NULL));
 }
 END_TEST
 
@@ -612,6 +613,38 @@ static const char status_ascii[] =
 	"|   too many freezes\n"
 	"`-0000:03:00.0  8139too  perm_failure  6/5  Realtek Semiconductor Co., Ltd. Device [10ec:8139]\n"
 	"    disabled: too many freezes: please reseat or replace the card\n";
+
+/* The slot's Backend, where pcierrd says it (docs/pseries.md) */
+START_TEST(test_status_backend)
+{
+	struct ctl_style plain = {};
+	struct ctl_slot *s;
+	struct capture c;
+	char *out;
+
+	build_model();
+	s = (struct ctl_slot *)ctl_model_find_slot(&model, "0000:00:02.0");
+	ck_assert_ptr_nonnull(s);
+	s->backend = (char *)"pseries-rtas";
+	ck_assert_int_eq(ctl_render_status(capture_start(&c), &plain, &model, "0000:00:02.0",
+					   false, T0), 0);
+	out = capture_end(&c);
+	assert_contains(out, "* 0000:00:02.0  frozen, error_detected, stuck; last recovery: "
+			"recovered in 1.234s, 1h ago; recovered by pseries RTAS\n");
+	free(out);
+	ck_assert_int_eq(ctl_render_show(capture_start(&c), s, NULL), 0);
+	out = capture_end(&c);
+	assert_contains(out, "Disabled=no\nBackend=pseries-rtas\n");
+	free(out);
+	s->backend = (char *)"generic";
+	ck_assert_int_eq(ctl_render_status(capture_start(&c), &plain, &model, "0000:00:02.0",
+					   false, T0), 0);
+	out = capture_end(&c);
+	assert_contains(out, "; recovered by generic PCIe\n");
+	free(out);
+	s->backend = NULL;
+}
+END_TEST
 
 START_TEST(test_status_text)
 {
@@ -667,9 +700,9 @@ START_TEST(test_status_json)
 	ck_assert_int_eq(ctl_json_status(capture_start(&c), false, &model, NULL), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_contains(out, "{\"manager\":{\"Version\":\"0.1.0\",\"MaxFreezes\":5,"
+	assert_contains(out, "{\"Manager\":{\"Version\":\"0.1.0\",\"MaxFreezes\":5,"
 			"\"FreezeWindowUSec\":3600000000,");
-	assert_contains(out, "\"slots\":[{\"Address\":\"0000:00:02.0\",\"ResetTypes\":[\"hot\","
+	assert_contains(out, "\"Slots\":[{\"Address\":\"0000:00:02.0\",\"ResetTypes\":[\"hot\","
 			"\"fundamental\"],\"State\":\"frozen\",\"Step\":\"error_detected\","
 			"\"Stuck\":true,\"Devices\":[\"0000:01:00.0\",\"0000:01:00.1\"],"
 			"\"LastResult\":\"recovered\",\"LastDurationUSec\":1234567,");
@@ -782,7 +815,7 @@ START_TEST(test_show)
 				       ctl_model_find_device(&model, "0000:01:00.0")), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_prefix(out, "{\"slot\":null,\"device\":{\"Address\":\"0000:01:00.0\"");
+	assert_prefix(out, "{\"Slot\":null,\"Device\":{\"Address\":\"0000:01:00.0\"");
 	free(out);
 
 	ck_assert_int_eq(ctl_json_show(capture_start(&c), true,
@@ -790,8 +823,8 @@ START_TEST(test_show)
 				       ctl_model_find_device(&model, "0000:03:00.0")), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_contains(out, "\"slot\": {");
-	assert_contains(out, "\"device\": {");
+	assert_contains(out, "\"Slot\": {");
+	assert_contains(out, "\"Device\": {");
 	free(out);
 }
 END_TEST
@@ -875,11 +908,11 @@ START_TEST(test_history)
 	ck_assert_int_eq(ctl_json_history(capture_start(&c), false, e, N_OF(e)), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	assert_contains(out, "[{\"time_usec\":1700000000000000,\"slot\":\"0000:00:02.0\","
-			"\"device\":\"0000:01:00.0\",\"kind\":\"event\",\"step\":\"frozen\","
-			"\"result\":\"inject\",\"results\":\"\",\"duration_usec\":0,\"error\":0,"
-			"\"message\":\"\"}");
-	assert_contains(out, "\"error\":-5,\"message\":\"odd \\\"text\\\"\\n\\twith \\ufffd bytes\"}]");
+	assert_contains(out, "[{\"TimeUSec\":1700000000000000,\"Slot\":\"0000:00:02.0\","
+			"\"Device\":\"0000:01:00.0\",\"Kind\":\"event\",\"Step\":\"frozen\","
+			"\"Result\":\"inject\",\"Results\":\"\",\"DurationUSec\":0,\"Error\":0,"
+			"\"Message\":\"\"}");
+	assert_contains(out, "\"Error\":-5,\"Message\":\"odd \\\"text\\\"\\n\\twith \\ufffd bytes\"}]");
 	free(out);
 
 	ck_assert_int_eq(ctl_json_history(capture_start(&c), true, NULL, 0), 0);
@@ -946,15 +979,15 @@ START_TEST(test_signals)
 
 	out = capture_end(&cj);
 	assert_json_lines(out);
-	assert_contains(out, "{\"time_usec\":0,\"signal\":\"ErrorDetected\",\"slot\":\"0000:00:02.0\","
-			"\"device\":\"0000:01:00.0\",\"state\":\"frozen\",\"unavailable_ms\":0,"
-			"\"source\":\"inject\"}\n");
-	assert_contains(out, "{\"time_usec\":0,\"signal\":\"RecoveryStep\",\"slot\":\"0000:00:02.0\","
-			"\"step\":\"error_detected\",\"result\":\"need_reset\",\"duration_usec\":132000}\n");
-	assert_contains(out, "\"signal\":\"InterfacesAdded\",\"path\":\"/org/pcierr1/device/_30000_3a01_3a00_2e0\","
-			"\"object\":\"device\",\"address\":\"0000:01:00.0\"}\n");
-	assert_contains(out, "{\"time_usec\":1700000000005000,\"signal\":\"NameOwnerChanged\","
-			"\"running\":false}\n");
+	assert_contains(out, "{\"TimeUSec\":0,\"Signal\":\"ErrorDetected\",\"Slot\":\"0000:00:02.0\","
+			"\"Device\":\"0000:01:00.0\",\"State\":\"frozen\",\"UnavailableMSec\":0,"
+			"\"Source\":\"inject\"}\n");
+	assert_contains(out, "{\"TimeUSec\":0,\"Signal\":\"RecoveryStep\",\"Slot\":\"0000:00:02.0\","
+			"\"Step\":\"error_detected\",\"Result\":\"need_reset\",\"DurationUSec\":132000}\n");
+	assert_contains(out, "\"Signal\":\"InterfacesAdded\",\"Path\":\"/org/pcierr1/device/_30000_3a01_3a00_2e0\","
+			"\"Object\":\"device\",\"Address\":\"0000:01:00.0\"}\n");
+	assert_contains(out, "{\"TimeUSec\":1700000000005000,\"Signal\":\"NameOwnerChanged\","
+			"\"Running\":false}\n");
 	ck_assert_str_eq(ctl_signal_name(CTL_SIGNAL_RECOVERY_FINISHED), "RecoveryFinished");
 	ck_assert_ptr_null(ctl_signal_name(_CTL_SIGNAL_MAX));
 	free(out);
@@ -981,20 +1014,20 @@ START_TEST(test_recovery_json)
 	ck_assert_int_eq(ctl_json_recovery(capture_start(&c), false, &done), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	ck_assert_str_eq(out, "{\"slot\":\"0000:00:02.0\",\"seq\":7,\"result\":\"recovered\","
-			 "\"duration_usec\":674000,\"steps\":[{\"step\":\"error_detected\","
-			 "\"result\":\"need_reset\",\"duration_usec\":132000},{\"step\":\"reset\","
-			 "\"result\":\"ok\",\"duration_usec\":258000},{\"step\":\"slot_reset\","
-			 "\"result\":\"recovered\",\"duration_usec\":151000},{\"step\":\"resume\","
-			 "\"result\":\"recovered\",\"duration_usec\":132000}],\"reason\":null}\n");
+	ck_assert_str_eq(out, "{\"Slot\":\"0000:00:02.0\",\"Seq\":7,\"Result\":\"recovered\","
+			 "\"DurationUSec\":674000,\"Steps\":[{\"Step\":\"error_detected\","
+			 "\"Result\":\"need_reset\",\"DurationUSec\":132000},{\"Step\":\"reset\","
+			 "\"Result\":\"ok\",\"DurationUSec\":258000},{\"Step\":\"slot_reset\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":151000},{\"Step\":\"resume\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":132000}],\"Reason\":null}\n");
 	free(out);
 
 	ck_assert_int_eq(ctl_json_recovery(capture_start(&c), true, &started), 0);
 	out = capture_end(&c);
 	assert_json(out);
-	ck_assert_str_eq(out, "{\n  \"slot\": \"0000:00:02.0\",\n  \"seq\": null,\n"
-			 "  \"result\": null,\n  \"duration_usec\": null,\n  \"steps\": [],\n"
-			 "  \"reason\": null\n}\n");
+	ck_assert_str_eq(out, "{\n  \"Slot\": \"0000:00:02.0\",\n  \"Seq\": null,\n"
+			 "  \"Result\": null,\n  \"DurationUSec\": null,\n  \"Steps\": [],\n"
+			 "  \"Reason\": null\n}\n");
 	free(out);
 }
 END_TEST
@@ -1497,12 +1530,12 @@ START_TEST(test_cli_reset)
 	ck_assert_int_eq(RUN(&out, &err, "--json", "reset", "--fundamental", F_SLOT), 0);
 	ck_assert_str_eq(fk.arg2, "fundamental");
 	assert_json(out);
-	ck_assert_str_eq(out, "{\"slot\":\"" F_SLOT "\",\"seq\":null,\"result\":\"recovered\","
-			 "\"duration_usec\":5000,\"steps\":[{\"step\":\"error_detected\","
-			 "\"result\":\"need_reset\",\"duration_usec\":1000},{\"step\":\"reset\","
-			 "\"result\":\"ok\",\"duration_usec\":2000},{\"step\":\"slot_reset\","
-			 "\"result\":\"recovered\",\"duration_usec\":3000},{\"step\":\"resume\","
-			 "\"result\":\"recovered\",\"duration_usec\":4000}],\"reason\":null}\n");
+	ck_assert_str_eq(out, "{\"Slot\":\"" F_SLOT "\",\"Seq\":null,\"Result\":\"recovered\","
+			 "\"DurationUSec\":5000,\"Steps\":[{\"Step\":\"error_detected\","
+			 "\"Result\":\"need_reset\",\"DurationUSec\":1000},{\"Step\":\"reset\","
+			 "\"Result\":\"ok\",\"DurationUSec\":2000},{\"Step\":\"slot_reset\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":3000},{\"Step\":\"resume\","
+			 "\"Result\":\"recovered\",\"DurationUSec\":4000}],\"Reason\":null}\n");
 	free(out);
 	free(err);
 
@@ -1521,8 +1554,8 @@ START_TEST(test_cli_reset)
 	ck_assert_str_eq(fk.arg2, "perm_failure");
 	ck_assert_uint_eq(fk.ms, 300);
 	assert_json(out);
-	assert_prefix(out, "{\"slot\":\"" F_SLOT "\",\"seq\":77,\"result\":\"disabled\"");
-	assert_contains(out, "\"reason\":\"too many freezes; reseat it\"}");
+	assert_prefix(out, "{\"Slot\":\"" F_SLOT "\",\"Seq\":77,\"Result\":\"disabled\"");
+	assert_contains(out, "\"Reason\":\"too many freezes; reseat it\"}");
 	free(out);
 	free(err);
 
@@ -1530,15 +1563,15 @@ START_TEST(test_cli_reset)
 	fk.finish = NULL;
 	ck_assert_int_eq(RUN(&out, &err, "--json", "inject", F_DEV, "--timeout=0.3"), 1);
 	assert_json(out);
-	assert_contains(out, "\"result\":\"timeout\",\"duration_usec\":null");
+	assert_contains(out, "\"Result\":\"timeout\",\"DurationUSec\":null");
 	assert_contains(err, "did not finish its recovery within 300ms");
 	free(out);
 	free(err);
 
 	/* --no-block: back at once */
 	ck_assert_int_eq(RUN(&out, &err, "--no-block", "--json", "inject", F_DEV), 0);
-	ck_assert_str_eq(out, "{\"slot\":\"" F_SLOT "\",\"seq\":77,\"result\":null,"
-			 "\"duration_usec\":null,\"steps\":[],\"reason\":null}\n");
+	ck_assert_str_eq(out, "{\"Slot\":\"" F_SLOT "\",\"Seq\":77,\"Result\":null,"
+			 "\"DurationUSec\":null,\"Steps\":[],\"Reason\":null}\n");
 	free(out);
 	free(err);
 	ck_assert_int_eq(RUN(&out, &err, "reset", "--no-block", F_DEV), 0);
@@ -1554,7 +1587,11 @@ START_TEST(test_cli_errors)
 		const char *name;
 		const char *words;
 	} errors[] = {
-		{ SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: only root may reset slots; try sudo.\n" },
+		/* pcierrd's reason (polkit said no, or root only) */
+		{ SD_BUS_ERROR_ACCESS_DENIED, "Permission denied: fake Reset refused. Try sudo.\n" },
+		{ "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
+		  "Permission denied: authentication is required to reset slots; run pcierrctl "
+		  "on a terminal without --no-ask-password to be asked, or use sudo.\n" },
 		{ "org.pcierr1.Error.KernelDisconnected",
 		  "Failed to reset 0000:01:00.0: the kernel shim is not loaded (modprobe pcierr_shim).\n" },
 		{ "org.pcierr1.Error.Busy",
@@ -1572,12 +1609,12 @@ START_TEST(test_cli_errors)
 	}
 	fk.error_name = SD_BUS_ERROR_ACCESS_DENIED;
 	ck_assert_int_eq(RUN(&out, &err, "enable", F_SLOT), 1);
-	ck_assert_str_eq(err, "Permission denied: only root may enable slots; try sudo.\n");
+	ck_assert_str_eq(err, "Permission denied: fake Enable refused. Try sudo.\n");
 	free(out);
 	free(err);
 	fk.error_name = NULL;
 
-	/* unknown address, bad address: 1; usage: 2 */
+	/* unknown address: 1; bad address and usage: 2 */
 	ck_assert_int_eq(RUN(&out, &err, "reset", "05:00.0"), 1);
 	ck_assert_str_eq(err, "Failed to find the slot of 0000:05:00.0: No PCI slot or device "
 			 "'0000:05:00.0'.\n");
@@ -1587,10 +1624,30 @@ START_TEST(test_cli_errors)
 	assert_contains(err, "No PCI slot or device 0000:05:00.0 is known to pcierrd");
 	free(out);
 	free(err);
-	ck_assert_int_eq(RUN(&out, &err, "status", "1:0.0"), 1);
+	ck_assert_int_eq(RUN(&out, &err, "status", "1:0.0"), 2);
 	assert_contains(err, "Invalid PCI address '1:0.0'");
 	free(out);
 	free(err);
+	/* said before connecting: with no bus at all, the address is the error */
+	{
+		char saved[sizeof(cli_address)];
+
+		memcpy(saved, cli_address, sizeof(saved));
+		snprintf(cli_address, sizeof(cli_address), "unix:path=%s/no-bus", cli_tmpdir);
+		ck_assert_int_eq(RUN(&out, &err, "show", "zz"), 2);
+		ck_assert_str_eq(err, "Invalid PCI address 'zz': expected DDDD:BB:DD.F or BB:DD.F "
+				 "(for example 0000:01:00.0 or 01:00.0).\n");
+		free(out);
+		free(err);
+		ck_assert_int_eq(RUN(&out, &err, "inject", "--no-ask-password", "0000:01:00"), 2);
+		free(out);
+		free(err);
+		ck_assert_int_eq(RUN(&out, &err, "show", F_DEV), 1);
+		assert_contains(err, "Failed to connect to the system bus");
+		free(out);
+		free(err);
+		memcpy(cli_address, saved, sizeof(saved));
+	}
 	ck_assert_int_eq(RUN_STATUS("frobnicate"), 2);
 	ck_assert_int_eq(RUN_STATUS("reset"), 2);
 	ck_assert_int_eq(RUN_STATUS("status", F_SLOT, F_DEV), 2);
@@ -1599,6 +1656,10 @@ START_TEST(test_cli_errors)
 	ck_assert_int_eq(RUN_STATUS("inject", F_DEV, "--unavailable=-1"), 2);
 	ck_assert_int_eq(RUN_STATUS("reset", F_DEV, "--timeout=soon"), 2);
 	ck_assert_int_eq(RUN_STATUS("--json=ugly"), 2);
+	ck_assert_int_eq(RUN(&out, &err, "--json=help"), 0);
+	ck_assert_str_eq(out, "short\npretty\noff\n");
+	free(out);
+	free(err);
 	ck_assert_int_eq(RUN_STATUS("-H", "host", "-M", "machine"), 2);
 	ck_assert_int_eq(RUN_STATUS("--help"), 0);
 	ck_assert_int_eq(RUN_STATUS("--version"), 0);
@@ -1626,10 +1687,10 @@ START_TEST(test_cli_read)
 
 	ck_assert_int_eq(RUN(&out, &err, "--json", "status", "01:00.0"), 0);
 	assert_json(out);
-	assert_contains(out, "\"slots\":[{\"Address\":\"" F_SLOT "\",\"ResetTypes\":[],"
+	assert_contains(out, "\"Slots\":[{\"Address\":\"" F_SLOT "\",\"ResetTypes\":[],"
 			"\"State\":\"normal\",\"Step\":\"idle\",\"Stuck\":false,"
 			"\"Devices\":[\"" F_DEV "\"]");
-	assert_contains(out, "\"devices\":[{\"Address\":\"" F_DEV "\",\"Slot\":\"" F_SLOT "\",");
+	assert_contains(out, "\"Devices\":[{\"Address\":\"" F_DEV "\",\"Slot\":\"" F_SLOT "\",");
 	assert_contains(out, "\"VendorName\":\"Intel \\\"Corp\\\"\"");
 	free(out);
 	free(err);
@@ -1640,7 +1701,7 @@ START_TEST(test_cli_read)
 	free(err);
 	ck_assert_int_eq(RUN(&out, &err, "--json=pretty", "show", F_SLOT), 0);
 	assert_json(out);
-	assert_contains(out, "\"device\": null");
+	assert_contains(out, "\"Device\": null");
 	free(out);
 	free(err);
 	ck_assert_int_eq(RUN(&out, &err, "--json", "stats"), 0);
@@ -1652,6 +1713,11 @@ START_TEST(test_cli_read)
 	ck_assert_str_eq(out, F_DEV "  " F_SLOT "  e1000e  normal  1/5  Intel \"Corp\" Device [0000:0000]\n");
 	free(out);
 	free(err);
+	/* --json=off undoes an earlier --json (an alias's, a script's) */
+	ck_assert_int_eq(RUN(&out, &err, "--json=pretty", "--json=off", "--no-legend", "list"), 0);
+	ck_assert_str_eq(out, F_DEV "  " F_SLOT "  e1000e  normal  1/5  Intel \"Corp\" Device [0000:0000]\n");
+	free(out);
+	free(err);
 
 	ck_assert_int_eq(RUN(&out, &err, "--json", "history", "--since=@1700000000", "-n", "9",
 			     "00:02.0"), 0);
@@ -1659,7 +1725,7 @@ START_TEST(test_cli_read)
 	ck_assert_str_eq(fk.arg2, "1700000000000000");
 	ck_assert_uint_eq(fk.ms, 9);
 	assert_json(out);
-	assert_contains(out, "\"message\":\"a \\\"quoted\\\"\\nmessage\"}]");
+	assert_contains(out, "\"Message\":\"a \\\"quoted\\\"\\nmessage\"}]");
 	free(out);
 	free(err);
 
@@ -1668,6 +1734,111 @@ START_TEST(test_cli_read)
 	ck_assert_str_eq(out, "");
 	ck_assert_str_eq(err, "");
 	free(out);
+	free(err);
+}
+END_TEST
+
+/* M8: the pager's secure mode, as systemd's */
+static const struct {
+	const char *pager, *secure_env;
+	bool privileged;
+	const char *command;	/* NULL: less */
+	bool none, secure;
+	int ret;
+} pager_table[] = {
+	{ NULL, NULL, false, NULL, false, false, 0 },
+	{ NULL, NULL, true, NULL, false, true, 0 },
+	{ "most", NULL, false, "most", false, false, 0 },
+	/* root: a pager without a secure mode is not run; less is */
+	{ "most", NULL, true, NULL, false, true, 0 },
+	{ "sh -c 'vi'", NULL, true, NULL, false, true, 0 },
+	{ "less -S", NULL, true, "less -S", false, true, 0 },
+	{ "/usr/bin/less", NULL, true, "/usr/bin/less", false, true, 0 },
+	{ "lesspipe", NULL, true, NULL, false, true, 0 },
+	{ "/opt/less/most", NULL, true, NULL, false, true, 0 },
+	/* explicitly set: trusted, secure as said */
+	{ "most", "1", false, "most", false, true, 0 },
+	{ "most", "yes", true, "most", false, true, 0 },
+	{ "most", "0", true, "most", false, false, 0 },
+	{ NULL, "off", true, NULL, false, false, 0 },
+	{ NULL, "maybe", false, NULL, false, true, -EINVAL },
+	/* no pager */
+	{ "", NULL, true, NULL, true, false, 0 },
+	{ "cat", NULL, false, NULL, true, false, 0 },
+};
+
+START_TEST(test_pager_plan)
+{
+	struct pager_plan p;
+
+	ck_assert_int_eq(pager_plan(pager_table[_i].pager, pager_table[_i].secure_env,
+				    pager_table[_i].privileged, &p), pager_table[_i].ret);
+	ck_assert_int_eq(p.none, pager_table[_i].none);
+	ck_assert_int_eq(p.secure, pager_table[_i].secure);
+	if (pager_table[_i].command)
+		ck_assert_str_eq(p.command, pager_table[_i].command);
+	else
+		ck_assert_ptr_null(p.command);
+}
+END_TEST
+
+/* L1: pcierrctl monitor notices the bus going away, and says so */
+START_TEST(test_cli_monitor_bus_lost)
+{
+	const char *bin = getenv("PCIERRCTL") ? getenv("PCIERRCTL") : CK_PCIERRCTL;
+	char errpath[128], *err = NULL;
+	int fde, status = -1;
+	pid_t pid, dbus_pid = cli_dbus_pid;
+	time_t deadline;
+
+	snprintf(errpath, sizeof(errpath), "%s/monitor.err", cli_tmpdir);
+	fde = open(errpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fde, 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(fde, STDERR_FILENO);
+		setenv("DBUS_SYSTEM_BUS_ADDRESS", cli_address, 1);
+		execl(bin, "pcierrctl", "monitor", (char *)NULL);
+		_exit(127);
+	}
+	/* subscribed (it says so), then the bus daemon dies */
+	deadline = time(NULL) + 20;
+	for (;;) {
+		free(err);
+		lseek(fde, 0, SEEK_SET);
+		err = read_all(fde);
+		if (strstr(err, "Following the signals"))
+			break;
+		ck_assert_msg(time(NULL) < deadline, "monitor did not start: %s", err);
+		while (sd_bus_process(fake_bus, NULL) > 0)
+			;
+		usleep(20000);
+	}
+	kill(dbus_pid, SIGKILL);
+	waitpid(dbus_pid, NULL, 0);
+	cli_dbus_pid = -1;
+
+	deadline = time(NULL) + 20;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (time(NULL) > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			ck_abort_msg("pcierrctl monitor runs on after the bus went away");
+		}
+		usleep(20000);
+	}
+	free(err);
+	lseek(fde, 0, SEEK_SET);
+	err = read_all(fde);
+	close(fde);
+	unlink(errpath);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, err);
+	assert_contains(err, "Lost the connection to the system bus.\n");
 	free(err);
 }
 END_TEST
@@ -1690,12 +1861,14 @@ Suite *suite_ctl(void)
 	tcase_add_test(tc, test_parse_time);
 	tcase_add_test(tc, test_format_times);
 	tcase_add_test(tc, test_style);
+	tcase_add_loop_test(tc, test_pager_plan, 0, N_OF(pager_table));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("output");
 	tcase_add_test(tc, test_model);
 	tcase_add_test(tc, test_model_free);
 	tcase_add_test(tc, test_status_text);
+	tcase_add_test(tc, test_status_backend);
 	tcase_add_test(tc, test_status_json);
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_show);
@@ -1711,6 +1884,7 @@ Suite *suite_ctl(void)
 	tcase_add_test(tc, test_cli_reset);
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_cli_read);
+	tcase_add_test(tc, test_cli_monitor_bus_lost);
 	suite_add_tcase(s, tc);
 
 	return s;

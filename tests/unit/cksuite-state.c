@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1180,6 +1181,33 @@ START_TEST(test_prune_and_check)
 }
 END_TEST
 
+/* why an open failed, not the errno of SQLite's last probe (issue 11) */
+START_TEST(test_open_cause)
+{
+	struct pcierr_state *s = NULL;
+	char other[128];
+
+	/* a symlink (to a file that does not exist yet) */
+	snprintf(other, sizeof(other), "%s/elsewhere.db", tmpdir);
+	ck_assert_int_eq(symlink(other, dbpath), 0);
+	ck_assert_int_eq(pcierr_state_open(dbpath, &s), -ELOOP);
+	ck_assert_ptr_null(s);
+	ck_assert_ptr_nonnull(strstr(pcierr_state_errmsg(NULL), "symbolic link"));
+	ck_assert_int_eq(access(other, F_OK), -1);
+	ck_assert_int_eq(unlink(dbpath), 0);
+
+	/* a directory */
+	ck_assert_int_eq(mkdir(dbpath, 0755), 0);
+	ck_assert_int_eq(pcierr_state_open(dbpath, &s), -EISDIR);
+	ck_assert_ptr_nonnull(strstr(pcierr_state_errmsg(NULL), "directory"));
+	ck_assert_int_eq(rmdir(dbpath), 0);
+
+	/* a directory that does not exist */
+	snprintf(other, sizeof(other), "%s/no/state.db", tmpdir);
+	ck_assert_int_eq(pcierr_state_open(other, &s), -ENOENT);
+}
+END_TEST
+
 Suite *suite_state(void)
 {
 	Suite *s = suite_create("state");
@@ -1191,6 +1219,7 @@ Suite *suite_state(void)
 	tcase_add_test(tc, test_reopen_keeps_data);
 	tcase_add_test(tc, test_newer_refused);
 	tcase_add_test(tc, test_not_a_database);
+	tcase_add_test(tc, test_open_cause);
 	tcase_add_test(tc, test_migrate_v1);
 	tcase_add_test(tc, test_migrate_v1_fails);
 	suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../daemon/pci-names.h"
 #include "../../daemon/uevent.h"
 #include "cksuites.h"
 
@@ -455,6 +456,44 @@ START_TEST(test_names)
 }
 END_TEST
 
+/*
+ * L12: the names of a device (pci-names.c) come from udev's hwdb, not
+ * libpci (which could exit() the daemon); the udev package's hwdb.bin is
+ * on every systemd machine (and this test's).
+ */
+START_TEST(test_pci_names)
+{
+	struct pci_names *n = NULL;
+	char *v = NULL, *d = NULL;
+
+	ck_assert_int_eq(pci_names_open(&n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(pci_names_lookup(n, 0x8086, 0x10d3, &v, &d), 0);
+	ck_assert_str_eq(v, "Intel Corporation");
+	ck_assert_str_eq(d, "82574L Gigabit Network Connection");
+	free(v);
+	free(d);
+	/* a known vendor, an unknown device; an unknown vendor */
+	ck_assert_int_eq(pci_names_lookup(n, 0x10ec, 0xfffe, &v, &d), 0);
+	ck_assert_str_eq(v, "Realtek Semiconductor Co., Ltd.");
+	ck_assert_str_eq(d, "");
+	free(v);
+	free(d);
+	ck_assert_int_eq(pci_names_lookup(n, 0x0002, 0x0001, &v, &d), 0);
+	ck_assert_str_eq(v, "");
+	ck_assert_str_eq(d, "");
+	free(v);
+	free(d);
+	ck_assert_ptr_null(pci_names_close(n));
+	/* no handle: no names, no failure */
+	ck_assert_int_eq(pci_names_lookup(NULL, 0x8086, 0x10d3, &v, &d), 0);
+	ck_assert_str_eq(v, "");
+	ck_assert_str_eq(d, "");
+	free(v);
+	free(d);
+}
+END_TEST
+
 Suite *suite_uevent(void)
 {
 	Suite *s = suite_create("uevent");
@@ -474,6 +513,7 @@ Suite *suite_uevent(void)
 	tcase_add_test(tc, test_callback);
 	tcase_add_test(tc, test_args);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_pci_names);
 	suite_add_tcase(s, tc);
 
 	return s;

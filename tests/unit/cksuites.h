@@ -14,5 +14,7 @@ Suite *suite_metrics(void);
 Suite *suite_uevent(void);
 Suite *suite_bus(void);
 Suite *suite_ctl(void);
+Suite *suite_polkit(void);
+Suite *suite_pseries(void);
 
 #endif /* PCIERR_CKSUITES_H */

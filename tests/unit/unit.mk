@@ -16,15 +16,19 @@ UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
-	daemon/bus-util.c daemon/state-writer.c daemon/log.c
+	daemon/bus-util.c daemon/bus-polkit.c daemon/pci-names.c \
+	daemon/state-writer.c daemon/log.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
-UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c \
+UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
 # the tests' strict JSON parser (cksuite-ctl.c; also build/json-check)
 UNIT_TOOL_SRCS := tests/tools/json-parse.c
+# the shim's pure pseries part (cksuite-pseries.c)
+UNIT_SHIM_SRCS := kernel/pcierr_shim/pseries-rtas.c
 UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS) $(UNIT_TOOL_SRCS)) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS)) \
-	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS))
+	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS)) \
+	$(patsubst kernel/pcierr_shim/%.c,$(BUILD)/$(UNIT_DIR)/shim/%.o,$(UNIT_SHIM_SRCS))
 UNIT_BIN   := $(BUILD)/tests/check-all
 UNIT_CFLAGS := $(CFLAGS) $(NL_CFLAGS) $(CHECK_CFLAGS) $(SQLITE_CFLAGS) $(SYSTEMD_CFLAGS) -I$(CURDIR)/$(LIBPCIERR_DIR) -MMD -MP
 
@@ -53,6 +57,10 @@ $(BUILD)/$(UNIT_DIR)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
+$(BUILD)/$(UNIT_DIR)/shim/%.o: kernel/pcierr_shim/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
+
 $(BUILD)/$(UNIT_DIR)/pcierrctl/%.o: tools/pcierrctl/%.c
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
@@ -66,17 +74,18 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 # ones, which cksuite-bus.c in check-all stands in for.
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
 DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
-	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c \
+	daemon/kernel-source.c daemon/udev-source.c \
 	daemon/kernel-ops.c daemon/addrmap.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
 	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
-	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS))
+	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS)) \
+	$(patsubst kernel/pcierr_shim/%.c,$(BUILD)/$(UNIT_DIR)/shim/%.o,$(UNIT_SHIM_SRCS))
 $(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
 
 $(DAEMON_UNIT_BIN): $(DAEMON_UNIT_OBJS) $(LIBPCIERR_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $(DAEMON_UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) \
-		$(SQLITE_LIBS) $(SYSTEMD_LIBS) $(shell $(PKG_CONFIG) --libs libudev libpci) -pthread
+		$(SQLITE_LIBS) $(SYSTEMD_LIBS) $(shell $(PKG_CONFIG) --libs libudev) -pthread
 
 unit-check: $(UNIT_BIN) $(DAEMON_UNIT_BIN)
 	$(UNIT_BIN)
@@ -89,14 +98,15 @@ unit-valgrind: $(UNIT_BIN) $(DAEMON_UNIT_BIN)
 
 -include $(UNIT_OBJS:.o=.d) $(DAEMON_UNIT_OBJS:.o=.d)
 
-# Both runners built with AddressSanitizer, LeakSanitizer and UBSan (a
-# report is fatal) in their own build directory
-UNIT_SAN_BUILD := $(BUILD)/unit-sanitize
-UNIT_SAN_CC    := $(CC) -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -Wno-stringop-truncation
-.PHONY: unit-sanitize
-unit-sanitize:
-	$(MAKE) BUILD=$(UNIT_SAN_BUILD) CC="$(UNIT_SAN_CC)" \
-		$(UNIT_SAN_BUILD)/pcierrctl $(UNIT_SAN_BUILD)/tests/check-all $(UNIT_SAN_BUILD)/tests/check-daemon
-	$(UNIT_SAN_BUILD)/tests/check-all
-	$(UNIT_SAN_BUILD)/tests/check-daemon
+# The same unit runner (and the pcierrctl it drives) built with
+# AddressSanitizer, LeakSanitizer and UBSan into build/asan/ (issue 11): any
+# error aborts the test that hit it. Part of make check.
+UNIT_ASAN_BUILD ?= $(BUILD)/asan
+UNIT_ASAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+.PHONY: unit-asan
+unit-asan:
+	CFLAGS='$(UNIT_ASAN_CFLAGS)' \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(MAKE) --no-print-directory BUILD=$(UNIT_ASAN_BUILD) unit-check

@@ -226,8 +226,9 @@ td_handlers() {
 # back to the defaults on every pcierr_test device
 td_defaults() {
 	echo all > "$TD_DRIVER/handlers" 2>/dev/null
-	for _d in "$TESTDEV_A" "$TESTDEV_B" "$MIXED_TESTDEV"; do
-		[ -e "$SYS/$_d/config_reset" ] && echo 1 > "$SYS/$_d/config_reset"
+	# (the driver suite's topology has other devices: names may be unset)
+	for _d in "${TESTDEV_A:-}" "${TESTDEV_B:-}" "${MIXED_TESTDEV:-}" "${IPR:-}" "${IXGB:-}"; do
+		[ -n "$_d" ] && [ -e "$SYS/$_d/config_reset" ] && echo 1 > "$SYS/$_d/config_reset"
 	done
 	return 0
 }

@@ -24,6 +24,8 @@ VM_INITRAMFS := $(BUILD)/vm/initramfs-$(KVER).cpio.gz
 VM_RUN       := $(VM_DIR)/run --build $(BUILD) --kver $(KVER) --timeout $(VM_TIMEOUT)
 AER_INJECT   := $(BUILD)/aer-inject
 JSON_CHECK   := $(BUILD)/json-check
+BLKPAT       := $(BUILD)/blkpat
+UDP_STREAM   := $(BUILD)/udp-stream
 VM_SYSTEMD_TIMEOUT ?= 600
 VM_SYSROOT   := $(BUILD)/vm/sysroot
 # what the guest needs from the rest of the tree (pcierrd once
@@ -34,10 +36,20 @@ VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(AER_INJECT) $(VM_INITRAMFS) 
 .PHONY: testdrv testdrv-check testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo \
 	vm-systemd-check
 
-all: testdrv $(AER_INJECT) $(JSON_CHECK)
+all: testdrv $(AER_INJECT) $(JSON_CHECK) $(BLKPAT) $(UDP_STREAM)
 
 # the kernel's AER software injector's client (tests/tools/aer-inject.c)
 $(AER_INJECT): tests/tools/aer-inject.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# the driver suite's disk pattern and UDP stream (tests/tools/blkpat.c,
+# tests/tools/udp-stream.c; docs/drivers.md)
+$(BLKPAT): tests/tools/blkpat.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(UDP_STREAM): tests/tools/udp-stream.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -112,3 +124,14 @@ VM_SAN_SCEN  := $(patsubst %.sh,%,$(notdir $(wildcard $(VM_DIR)/scenarios/*-pcie
 vm-sanitize: $(VM_DEPS)
 	$(MAKE) BUILD=$(VM_SAN_BUILD) CC="$(VM_SAN_CC)" $(VM_SAN_BUILD)/pcierrd
 	$(VM_RUN) --pcierrd $(VM_SAN_BUILD)/pcierrd $(VM_SAN_SCEN)
+
+# The driver suite (docs/drivers.md): real drivers (e100, e1000, e1000e,
+# sym53c8xx_2, nvme, 8139cp, megaraid_sas; the ipr and ixgb profiles) with
+# their I/O running, in a second topology (tests/vm/topology-drivers) and
+# one boot of its own; scenarios in tests/vm/driver-scenarios. Part of
+# "make check". VM_DRIVERS_TIMEOUT bounds the boot (default 2400 s: an upper bound on a loaded machine; about 6-8 min idle).
+VM_DRIVERS_TIMEOUT ?= 2400
+.PHONY: vm-drivers-check
+vm-drivers-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
+	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \
+		--timeout $(VM_DRIVERS_TIMEOUT) $(S)

@@ -3,13 +3,24 @@
  * pcierrctl and org.pcierr1 (see ctl-bus.h).
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
 
 #include "ctl-bus.h"
 #include "ctl-macro.h"
+
+#ifndef CTL_PKTTYAGENT
+#define CTL_PKTTYAGENT "/usr/bin/pkttyagent"
+#endif
 
 int ctl_bus_connect(const char *host, const char *machine, sd_bus **ret)
 {
@@ -41,9 +52,18 @@ const char *ctl_bus_error_words(const sd_bus_error *error, int r,
 	if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
 				   SD_BUS_ERROR_NAME_HAS_NO_OWNER))
 		snprintf(buf, size, "pcierrd is not running (systemctl start pcierrd)");
+	else if (sd_bus_error_has_name(error, CTL_BUS_ERROR_INTERACTIVE_AUTH))
+		/* polkit would ask for a password, but we could not let it */
+		snprintf(buf, size, "Permission denied: authentication is required to %s; "
+			 "run pcierrctl on a terminal without --no-ask-password to be asked, "
+			 "or use sudo", privileged ? privileged : "do this");
 	else if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) ||
 		 (!sd_bus_error_is_set(error) && (r == -EACCES || r == -EPERM))) {
-		if (privileged)
+		/* pcierrd says why: polkit said no, or root only without polkit */
+		if (privileged && msg)
+			snprintf(buf, size, "Permission denied: %s%s Try sudo", msg,
+				 msg[strlen(msg) - 1] == '.' ? "" : ".");
+		else if (privileged)
 			snprintf(buf, size, "Permission denied: only root may %s; try sudo",
 				 privileged);
 		else
@@ -77,7 +97,8 @@ int ctl_log_bus_error(const sd_bus_error *error, int r, const char *what,
 	ctl_bus_error_words(error, r, privileged, words, sizeof(words));
 	/* these say it all on their own */
 	if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN,
-				   SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_ACCESS_DENIED) ||
+				   SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_ACCESS_DENIED,
+				   CTL_BUS_ERROR_INTERACTIVE_AUTH) ||
 	    (!sd_bus_error_is_set(error) && (r == -EACCES || r == -EPERM)))
 		log_error("%s.", words);
 	else
@@ -157,6 +178,7 @@ static const struct prop_map slot_map[] = {
 	S("LastRecoveryUSec", PROP_U64, last_recovery_usec),
 	S("LastMessage", PROP_STRING, last_message),
 	S("Disabled", PROP_BOOL, disabled),
+	S("Backend", PROP_STRING, backend),
 	{}
 };
 #undef S
@@ -222,24 +244,24 @@ static int read_addresses(sd_bus_message *m, char ***ret)
 		char **nl = realloc(l, (n + 2) * sizeof(*l));
 
 		if (!nl) {
-			ctl_strv_free(l);
+			strv_free(l);
 			return -ENOMEM;
 		}
 		l = nl;
 		l[n] = path_address(p);
 		if (!l[n]) {
-			ctl_strv_free(l);
+			strv_free(l);
 			return -ENOMEM;
 		}
 		l[++n] = NULL;
 	}
 	if (r < 0) {
-		ctl_strv_free(l);
+		strv_free(l);
 		return r;
 	}
 	r = sd_bus_message_exit_container(m);
 	if (r < 0) {
-		ctl_strv_free(l);
+		strv_free(l);
 		return r;
 	}
 	if (!l) {
@@ -247,7 +269,7 @@ static int read_addresses(sd_bus_message *m, char ***ret)
 		if (!l)
 			return -ENOMEM;
 	}
-	ctl_strv_free(*ret);
+	strv_free(*ret);
 	*ret = l;
 	return 0;
 }
@@ -297,7 +319,7 @@ static int read_value(sd_bus_message *m, const struct prop_map *p, void *base)
 			if (!l)
 				return -ENOMEM;
 		}
-		ctl_strv_free(*(char ***)dst);
+		strv_free(*(char ***)dst);
 		*(char ***)dst = l;
 		return 0;
 	}
@@ -554,4 +576,71 @@ int ctl_get_slot_address(sd_bus *bus, const char *addr, char **ret, sd_bus_error
 					 "GetSlot returned '%s', not a slot", path);
 	*ret = a;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The polkit agent and the bus going away                             */
+/* ------------------------------------------------------------------ */
+
+static pid_t agent_pid = -1;
+
+void ctl_polkit_agent_open(void)
+{
+	char fdarg[16];
+	int pipefd[2];
+	pid_t pid;
+
+	if (agent_pid > 0 || geteuid() == 0 || !isatty(STDIN_FILENO))
+		return;
+	if (access(CTL_PKTTYAGENT, X_OK) < 0)
+		return;
+	if (pipe2(pipefd, 0) < 0)
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return;
+	}
+	if (pid == 0) {
+		/* the agent talks on our terminal; it tells us on the pipe */
+		close(pipefd[0]);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		snprintf(fdarg, sizeof(fdarg), "%d", pipefd[1]);
+		execl(CTL_PKTTYAGENT, CTL_PKTTYAGENT, "--notify-fd", fdarg, "--fallback",
+		      (char *)NULL);
+		_exit(EXIT_FAILURE);
+	}
+	close(pipefd[1]);
+	agent_pid = pid;
+	/* registered (it closes or writes the fd), or gone: 10 s at most */
+	{
+		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
+
+		while (poll(&p, 1, 10000) < 0 && errno == EINTR)
+			;
+	}
+	close(pipefd[0]);
+}
+
+void ctl_polkit_agent_close(void)
+{
+	if (agent_pid <= 0)
+		return;
+	kill(agent_pid, SIGTERM);
+	kill(agent_pid, SIGCONT);
+	while (waitpid(agent_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	agent_pid = -1;
+}
+
+int ctl_on_bus_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	sd_event *const *e = userdata;
+
+	if (!sd_bus_message_is_signal(m, "org.freedesktop.DBus.Local", "Disconnected"))
+		return 0;
+	log_error("Lost the connection to the system bus.");
+	/* (the closed bus no longer knows its event loop: ours is given) */
+	return e && *e ? sd_event_exit(*e, -ECONNRESET) : 0;
 }

@@ -26,6 +26,7 @@
 #define CTL_BUS_ERROR_KERNEL		"org.pcierr1.Error.KernelDisconnected"
 #define CTL_BUS_ERROR_NOT_SUPPORTED	"org.pcierr1.Error.NotSupported"
 #define CTL_BUS_ERROR_FAILED		"org.pcierr1.Error.Failed"
+#define CTL_BUS_ERROR_INTERACTIVE_AUTH	"org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
 
 /* The system bus: of host ("[USER@]HOST", over SSH), of a container
  * (machine), or the local one. Logs what failed. */
@@ -34,7 +35,8 @@ int ctl_bus_connect(const char *host, const char *machine, sd_bus **ret);
 /*
  * Log why a call failed (error set, or r < 0 without it) and return a
  * negative errno. what: the failed action in words ("reset 0000:01:00.0");
- * privileged: what only root may do ("reset slots"), for AccessDenied.
+ * privileged: what needs authorisation ("reset slots"), for AccessDenied
+ * (pcierrd's reason and "Try sudo") and InteractiveAuthorizationRequired.
  */
 int ctl_log_bus_error(const sd_bus_error *error, int r, const char *what,
 		      const char *privileged);
@@ -58,5 +60,20 @@ int ctl_get_slot_address(sd_bus *bus, const char *addr, char **ret, sd_bus_error
 /* the address an object path of org.pcierr1 stands for (prefix: the
  * slot's or device's); NULL when path is not below prefix */
 char *ctl_path_to_address(const char *path, const char *prefix);
+
+/*
+ * The polkit agent, as systemctl starts it: when asking is allowed, we
+ * are not root and stdin is a terminal, run pkttyagent (--notify-fd,
+ * --fallback) and wait until it is registered, so that polkit can ask
+ * for a password on this terminal. ctl_polkit_agent_close() ends it.
+ * Failing to start it is not an error (polkit then refuses).
+ */
+void ctl_polkit_agent_open(void);
+void ctl_polkit_agent_close(void);
+
+/* The bus's local Disconnected: log that the bus went away and leave the
+ * event loop with -ECONNRESET (install with sd_bus_add_filter(), userdata
+ * a pointer to the sd_event * the bus is attached to) */
+int ctl_on_bus_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error);
 
 #endif /* PCIERRCTL_CTL_BUS_H */

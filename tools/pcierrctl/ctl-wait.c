@@ -148,7 +148,7 @@ static int block_exit_signals(sigset_t *old)
 
 int ctl_monitor(sd_bus *bus, const struct ctl_style *st, bool json, bool legend)
 {
-	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *m1 = NULL, *m2 = NULL, *m3 = NULL;
+	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *m1 = NULL, *m2 = NULL, *m3 = NULL, *f = NULL;
 	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
 	struct monitor mon = { .st = st, .json = json };
 	sigset_t old;
@@ -162,6 +162,9 @@ int ctl_monitor(sd_bus *bus, const struct ctl_style *st, bool json, bool legend)
 					on_monitor_signal, &mon);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, &m3, NAME_OWNER_MATCH, on_monitor_signal, &mon);
+	/* the bus going away ends the monitor, with an error (L1) */
+	if (r >= 0)
+		r = sd_bus_add_filter(bus, &f, ctl_on_bus_disconnected, &e);
 	if (r < 0) {
 		log_error("Failed to subscribe to the signals of pcierrd: %s", strerror(-r));
 		return r;
@@ -187,7 +190,7 @@ int ctl_monitor(sd_bus *bus, const struct ctl_style *st, bool json, bool legend)
 		r = sd_bus_attach_event(bus, e, SD_EVENT_PRIORITY_NORMAL);
 	if (r >= 0)
 		r = sd_event_loop(e);
-	if (r < 0)
+	if (r < 0 && r != -ECONNRESET)	/* that one is said already */
 		log_error("Failed to follow the signals: %s", strerror(-r));
 	sd_bus_detach_event(bus);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -206,6 +209,7 @@ struct ctl_wait {
 	bool show;
 	sd_bus_slot *match_manager;
 	sd_bus_slot *match_owner;
+	sd_bus_slot *filter;
 	bool begun;			/* an ErrorDetected/RecoveryStarted of the slot came */
 	bool finished;
 	bool stopped;			/* pcierrd left the bus */
@@ -223,6 +227,7 @@ struct ctl_wait *ctl_wait_free(struct ctl_wait *w)
 		return NULL;
 	sd_bus_slot_unref(w->match_manager);
 	sd_bus_slot_unref(w->match_owner);
+	sd_bus_slot_unref(w->filter);
 	sd_event_unref(w->event);
 	free(w->slot);
 	free(w->result);
@@ -359,6 +364,8 @@ int ctl_wait_new(sd_bus *bus, const char *slot, const struct ctl_style *st, bool
 				CTL_BUS_MANAGER_IFACE, NULL, on_wait_signal, w);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, &w->match_owner, NAME_OWNER_MATCH, on_wait_signal, w);
+	if (r >= 0)
+		r = sd_bus_add_filter(bus, &w->filter, ctl_on_bus_disconnected, &w->event);
 	if (r < 0) {
 		log_error("Failed to subscribe to the signals of pcierrd: %s", strerror(-r));
 		ctl_wait_free(w);
@@ -406,6 +413,8 @@ int ctl_wait_run(struct ctl_wait *w, uint64_t timeout_usec)
 		r = sd_event_loop(w->event);
 	sd_bus_detach_event(w->bus);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r == -ECONNRESET)
+		return r;		/* said by ctl_on_bus_disconnected() */
 	if (r < 0) {
 		log_error("Failed to wait for the recovery: %s", strerror(-r));
 		return r;

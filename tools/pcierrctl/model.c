@@ -7,16 +7,6 @@
 
 #include "model.h"
 
-char **ctl_strv_free(char **l)
-{
-	if (!l)
-		return NULL;
-	for (char **i = l; *i; i++)
-		free(*i);
-	free(l);
-	return NULL;
-}
-
 size_t ctl_strv_length(char *const *l)
 {
 	size_t n = 0;
@@ -35,12 +25,13 @@ void ctl_manager_done(struct ctl_manager *m)
 void ctl_slot_done(struct ctl_slot *s)
 {
 	free(s->address);
-	ctl_strv_free(s->reset_types);
+	strv_free(s->reset_types);
 	free(s->state);
 	free(s->step);
-	ctl_strv_free(s->devices);
+	strv_free(s->devices);
 	free(s->last_result);
 	free(s->last_message);
+	free(s->backend);
 	*s = (struct ctl_slot) {};
 }
 
@@ -52,7 +43,7 @@ void ctl_device_done(struct ctl_device *d)
 	free(d->device_name);
 	free(d->identity);
 	free(d->driver);
-	ctl_strv_free(d->handlers);
+	strv_free(d->handlers);
 	free(d->state);
 	free(d->disabled_reason);
 	*d = (struct ctl_device) {};

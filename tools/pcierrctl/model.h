@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl-macro.h"
+
 /* org.pcierr1.Manager */
 struct ctl_manager {
 	char *version;
@@ -43,6 +45,7 @@ struct ctl_slot {
 	uint64_t last_recovery_usec;
 	char *last_message;
 	bool disabled;
+	char *backend;			/* generic, pseries-rtas, kernel-eeh */
 };
 
 /* org.pcierr1.Device */
@@ -96,7 +99,6 @@ void ctl_slot_done(struct ctl_slot *s);
 void ctl_device_done(struct ctl_device *d);
 void ctl_model_done(struct ctl_model *m);
 void ctl_history_free(struct ctl_history_entry *e, size_t n);
-char **ctl_strv_free(char **l);
 
 /* Sort the slots and devices by address (bus order), for the finders */
 void ctl_model_sort(struct ctl_model *m);

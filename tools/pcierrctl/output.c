@@ -213,6 +213,18 @@ static enum ctl_color slot_color(const struct ctl_slot *s)
 }
 
 /* "frozen, error_detected, stuck; last recovery: recovered in 1.234s, 1h ago" */
+/* The Slot's Backend property, for people. */
+static const char *ctl_backend_name(const char *backend)
+{
+	if (strcmp(backend, "generic") == 0)
+		return "generic PCIe";
+	if (strcmp(backend, "pseries-rtas") == 0)
+		return "pseries RTAS";
+	if (strcmp(backend, "kernel-eeh") == 0)
+		return "kernel EEH";
+	return backend;
+}
+
 static void slot_summary(char *buf, size_t size, const struct ctl_style *st,
 			 const struct ctl_slot *s, uint64_t now_usec)
 {
@@ -241,7 +253,10 @@ static void slot_summary(char *buf, size_t size, const struct ctl_style *st,
 				      ctl_format_relative(rel, sizeof(rel), s->last_recovery_usec, now_usec) :
 				      "-");
 	if (n < size && s->disabled)
-		snprintf(buf + n, size - n, " (pcierrctl enable %s)", strempty(s->address));
+		n += (size_t)snprintf(buf + n, size - n, " (pcierrctl enable %s)",
+				      strempty(s->address));
+	if (n < size && !isempty(s->backend))
+		snprintf(buf + n, size - n, "; recovered by %s", ctl_backend_name(s->backend));
 }
 
 /* ------------------------------------------------------------------ */
@@ -282,6 +297,8 @@ static void json_slot(struct json_writer *w, const struct ctl_slot *s)
 	json_kv_uint(w, "LastRecoveryUSec", s->last_recovery_usec);
 	json_kv_string(w, "LastMessage", strempty(s->last_message));
 	json_kv_bool(w, "Disabled", s->disabled);
+	if (s->backend)
+		json_kv_string(w, "Backend", s->backend);
 	json_end_object(w);
 }
 
@@ -409,15 +426,15 @@ int ctl_json_status(FILE *f, bool pretty, const struct ctl_model *m, const char 
 
 	json_init(&w, f, pretty);
 	json_begin_object(&w);
-	json_key(&w, "manager");
+	json_key(&w, "Manager");
 	json_manager(&w, &m->manager);
-	json_key(&w, "slots");
+	json_key(&w, "Slots");
 	json_begin_array(&w);
 	for (size_t i = 0; i < m->n_slots; i++)
 		if (!only_slot || strcmp(strempty(m->slots[i].address), only_slot) == 0)
 			json_slot(&w, &m->slots[i]);
 	json_end_array(&w);
-	json_key(&w, "devices");
+	json_key(&w, "Devices");
 	json_begin_array(&w);
 	for (size_t i = 0; i < m->n_devices; i++)
 		if (!only_slot || strcmp(strempty(m->devices[i].slot), only_slot) == 0)
@@ -530,6 +547,8 @@ int ctl_render_show(FILE *f, const struct ctl_slot *s, const struct ctl_device *
 		show_timestamp(f, "LastRecoveryUSec", s->last_recovery_usec);
 		fprintf(f, "LastMessage=%s\n", strempty(s->last_message));
 		fprintf(f, "Disabled=%s\n", yes_no(s->disabled));
+		if (s->backend)
+			fprintf(f, "Backend=%s\n", s->backend);
 	}
 	if (s && d)
 		fputc('\n', f);
@@ -563,12 +582,12 @@ int ctl_json_show(FILE *f, bool pretty, const struct ctl_slot *s, const struct c
 
 	json_init(&w, f, pretty);
 	json_begin_object(&w);
-	json_key(&w, "slot");
+	json_key(&w, "Slot");
 	if (s)
 		json_slot(&w, s);
 	else
 		json_null(&w);
-	json_key(&w, "device");
+	json_key(&w, "Device");
 	if (d)
 		json_device(&w, d);
 	else
@@ -689,16 +708,16 @@ int ctl_json_history(FILE *f, bool pretty, const struct ctl_history_entry *e, si
 	json_begin_array(&w);
 	for (size_t i = 0; i < n; i++) {
 		json_begin_object(&w);
-		json_kv_uint(&w, "time_usec", e[i].time_usec);
-		json_kv_string(&w, "slot", strempty(e[i].slot));
-		json_kv_string(&w, "device", strempty(e[i].device));
-		json_kv_string(&w, "kind", strempty(e[i].kind));
-		json_kv_string(&w, "step", strempty(e[i].step));
-		json_kv_string(&w, "result", strempty(e[i].result));
-		json_kv_string(&w, "results", strempty(e[i].results));
-		json_kv_uint(&w, "duration_usec", e[i].duration_usec);
-		json_kv_int(&w, "error", e[i].error);
-		json_kv_string(&w, "message", strempty(e[i].message));
+		json_kv_uint(&w, "TimeUSec", e[i].time_usec);
+		json_kv_string(&w, "Slot", strempty(e[i].slot));
+		json_kv_string(&w, "Device", strempty(e[i].device));
+		json_kv_string(&w, "Kind", strempty(e[i].kind));
+		json_kv_string(&w, "Step", strempty(e[i].step));
+		json_kv_string(&w, "Result", strempty(e[i].result));
+		json_kv_string(&w, "Results", strempty(e[i].results));
+		json_kv_uint(&w, "DurationUSec", e[i].duration_usec);
+		json_kv_int(&w, "Error", e[i].error);
+		json_kv_string(&w, "Message", strempty(e[i].message));
 		json_end_object(&w);
 	}
 	json_end_array(&w);
@@ -799,44 +818,44 @@ int ctl_json_signal(FILE *f, const struct ctl_signal *sig)
 		return -EINVAL;
 	json_init(&w, f, false);
 	json_begin_object(&w);
-	json_kv_uint(&w, "time_usec", sig->time_usec);
-	json_kv_string(&w, "signal", name);
+	json_kv_uint(&w, "TimeUSec", sig->time_usec);
+	json_kv_string(&w, "Signal", name);
 	switch (sig->kind) {
 	case CTL_SIGNAL_ERROR_DETECTED:
-		json_kv_string(&w, "slot", strempty(sig->slot));
-		json_kv_string(&w, "device", strempty(sig->device));
-		json_kv_string(&w, "state", strempty(sig->state));
-		json_kv_uint(&w, "unavailable_ms", sig->unavailable_ms);
-		json_kv_string(&w, "source", strempty(sig->source));
+		json_kv_string(&w, "Slot", strempty(sig->slot));
+		json_kv_string(&w, "Device", strempty(sig->device));
+		json_kv_string(&w, "State", strempty(sig->state));
+		json_kv_uint(&w, "UnavailableMSec", sig->unavailable_ms);
+		json_kv_string(&w, "Source", strempty(sig->source));
 		break;
 	case CTL_SIGNAL_RECOVERY_STARTED:
-		json_kv_string(&w, "slot", strempty(sig->slot));
-		json_kv_string(&w, "mode", strempty(sig->mode));
+		json_kv_string(&w, "Slot", strempty(sig->slot));
+		json_kv_string(&w, "Mode", strempty(sig->mode));
 		break;
 	case CTL_SIGNAL_RECOVERY_STEP:
-		json_kv_string(&w, "slot", strempty(sig->slot));
-		json_kv_string(&w, "step", strempty(sig->step));
-		json_kv_string(&w, "result", strempty(sig->result));
-		json_kv_uint(&w, "duration_usec", sig->duration_usec);
+		json_kv_string(&w, "Slot", strempty(sig->slot));
+		json_kv_string(&w, "Step", strempty(sig->step));
+		json_kv_string(&w, "Result", strempty(sig->result));
+		json_kv_uint(&w, "DurationUSec", sig->duration_usec);
 		break;
 	case CTL_SIGNAL_RECOVERY_FINISHED:
-		json_kv_string(&w, "slot", strempty(sig->slot));
-		json_kv_string(&w, "result", strempty(sig->result));
-		json_kv_uint(&w, "duration_usec", sig->duration_usec);
+		json_kv_string(&w, "Slot", strempty(sig->slot));
+		json_kv_string(&w, "Result", strempty(sig->result));
+		json_kv_uint(&w, "DurationUSec", sig->duration_usec);
 		break;
 	case CTL_SIGNAL_PERMANENTLY_DISABLED:
-		json_kv_string(&w, "slot", strempty(sig->slot));
-		json_kv_string(&w, "device", strempty(sig->device));
-		json_kv_string(&w, "reason", strempty(sig->reason));
+		json_kv_string(&w, "Slot", strempty(sig->slot));
+		json_kv_string(&w, "Device", strempty(sig->device));
+		json_kv_string(&w, "Reason", strempty(sig->reason));
 		break;
 	case CTL_SIGNAL_INTERFACES_ADDED:
 	case CTL_SIGNAL_INTERFACES_REMOVED:
-		json_kv_string(&w, "path", strempty(sig->path));
-		json_kv_string(&w, "object", strempty(sig->object));
-		json_kv_string(&w, "address", strempty(sig->address));
+		json_kv_string(&w, "Path", strempty(sig->path));
+		json_kv_string(&w, "Object", strempty(sig->object));
+		json_kv_string(&w, "Address", strempty(sig->address));
 		break;
 	case CTL_SIGNAL_NAME_OWNER_CHANGED:
-		json_kv_bool(&w, "running", sig->running);
+		json_kv_bool(&w, "Running", sig->running);
 		break;
 	default:
 		break;
@@ -851,27 +870,27 @@ int ctl_json_recovery(FILE *f, bool pretty, const struct ctl_recovery *r)
 
 	json_init(&w, f, pretty);
 	json_begin_object(&w);
-	json_kv_string(&w, "slot", strempty(r->slot));
+	json_kv_string(&w, "Slot", strempty(r->slot));
 	if (r->has_seq)
-		json_kv_uint(&w, "seq", r->seq);
+		json_kv_uint(&w, "Seq", r->seq);
 	else
-		json_kv_null(&w, "seq");
-	json_kv_string(&w, "result", r->result);
+		json_kv_null(&w, "Seq");
+	json_kv_string(&w, "Result", r->result);
 	if (r->has_duration)
-		json_kv_uint(&w, "duration_usec", r->duration_usec);
+		json_kv_uint(&w, "DurationUSec", r->duration_usec);
 	else
-		json_kv_null(&w, "duration_usec");
-	json_key(&w, "steps");
+		json_kv_null(&w, "DurationUSec");
+	json_key(&w, "Steps");
 	json_begin_array(&w);
 	for (size_t i = 0; i < r->n_steps; i++) {
 		json_begin_object(&w);
-		json_kv_string(&w, "step", strempty(r->steps[i].step));
-		json_kv_string(&w, "result", strempty(r->steps[i].result));
-		json_kv_uint(&w, "duration_usec", r->steps[i].duration_usec);
+		json_kv_string(&w, "Step", strempty(r->steps[i].step));
+		json_kv_string(&w, "Result", strempty(r->steps[i].result));
+		json_kv_uint(&w, "DurationUSec", r->steps[i].duration_usec);
 		json_end_object(&w);
 	}
 	json_end_array(&w);
-	json_kv_string(&w, "reason", r->reason);
+	json_kv_string(&w, "Reason", r->reason);
 	json_end_object(&w);
 	return json_finish(&w);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,8 +45,59 @@ _Noreturn static void copy_through(void)
 	_exit(EXIT_SUCCESS);
 }
 
+static int parse_bool(const char *s)
+{
+	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (strcasecmp(s, yes[i]) == 0)
+			return 1;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (strcasecmp(s, no[i]) == 0)
+			return 0;
+	return -EINVAL;
+}
+
+/* "less" or ".../less", with or without options */
+static bool is_less(const char *cmd)
+{
+	size_t n = strcspn(cmd, " \t");
+	const char *base = memrchr(cmd, '/', n);
+
+	base = base ? base + 1 : cmd;
+	return (size_t)(cmd + n - base) == 4 && strncmp(base, "less", 4) == 0;
+}
+
+int pager_plan(const char *pager, const char *secure_env, bool privileged,
+	       struct pager_plan *ret)
+{
+	int r = 0, secure = -1;
+
+	*ret = (struct pager_plan) {};
+	if (pager && (!*pager || strcmp(pager, "cat") == 0)) {
+		ret->none = true;
+		return 0;
+	}
+	if (secure_env) {
+		secure = parse_bool(secure_env);
+		if (secure < 0) {
+			r = -EINVAL;
+			secure = 1;
+		}
+		ret->secure = secure;
+		ret->command = pager;	/* set explicitly: trusted */
+		return r;
+	}
+	ret->secure = privileged;
+	/* privileged: only less, which alone knows LESSSECURE */
+	ret->command = pager && (!privileged || is_less(pager)) ? pager : NULL;
+	return 0;
+}
+
 void pager_open(bool no_pager)
 {
+	struct pager_plan plan;
 	const char *pager;
 	int fd[2];
 	pid_t pid;
@@ -55,8 +107,11 @@ void pager_open(bool no_pager)
 	pager = getenv("PCIERRCTL_PAGER");
 	if (!pager)
 		pager = getenv("PAGER");
-	if (pager && (!*pager || strcmp(pager, "cat") == 0))
+	(void)pager_plan(pager, getenv("PCIERRCTL_PAGERSECURE"),
+			 geteuid() == 0 || getuid() == 0 || geteuid() != getuid(), &plan);
+	if (plan.none)
 		return;
+	pager = plan.command;
 
 	fflush(stdout);
 	if (pipe2(fd, O_CLOEXEC) < 0)
@@ -76,12 +131,17 @@ void pager_open(bool no_pager)
 		/* quit with one screen, colours, Ctrl-C quits */
 		setenv("LESS", "FRXMK", 0);
 		setenv("LESSCHARSET", "utf-8", 0);
+		/* privileged: no shell, editor or file commands in less */
+		if (plan.secure && setenv("LESSSECURE", "1", 1) < 0)
+			_exit(EXIT_FAILURE);
 		/* never outlive pcierrctl's output */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (pager)
 			execl("/bin/sh", "sh", "-c", pager, (char *)NULL);
 		execlp("less", "less", (char *)NULL);
-		execlp("more", "more", (char *)NULL);
+		/* more has no secure mode */
+		if (!plan.secure)
+			execlp("more", "more", (char *)NULL);
 		copy_through();
 	}
 	saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);

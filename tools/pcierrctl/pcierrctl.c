@@ -4,8 +4,8 @@
  * D-Bus only (org.pcierr1, docs/dbus.md), as systemctl talks to systemd.
  *
  * The subcommands are the verbs[] table below. Exit status: 0 success,
- * 1 failure (also a bad or unknown address, a recovery that did not
- * succeed), 2 wrong usage.
+ * 1 failure (also an unknown address, a recovery that did not succeed),
+ * 2 wrong usage (also a malformed address: found before connecting).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +43,7 @@ enum {
 
 static bool arg_json;
 static bool arg_json_pretty;
+static bool arg_ask_password = true;
 static bool arg_no_pager;
 static bool arg_legend = true;
 static bool arg_quiet;
@@ -376,6 +377,12 @@ static int verb_inject(int argc, char *argv[], sd_bus *bus)
 	return act_and_wait(bus, addr, true);
 }
 
+/*
+ * Every verb's argument is an ADDRESS. The verbs that change something
+ * (the polkit actions org.pcierr1.*) are asked with interactive
+ * authorisation allowed and a polkit agent on the terminal, unless
+ * --no-ask-password.
+ */
 static const struct verb {
 	const char *name;
 	int min_args;		/* after the verb */
@@ -407,6 +414,12 @@ static const struct verb {
 	  "pcierrd's counters and policy (the Manager's properties)" },
 };
 
+static bool verb_changes_something(const struct verb *v)
+{
+	return v->fn == verb_inject || v->fn == verb_reset || v->fn == verb_enable ||
+	       v->fn == verb_clear;
+}
+
 static void help(void)
 {
 	printf("Usage: %s [OPTIONS] [COMMAND] ...\n\n"
@@ -421,10 +434,13 @@ static void help(void)
 	printf("\nOptions:\n"
 	       "  -h --help              Show this help\n"
 	       "     --version           Show the version\n"
-	       "     --json[=MODE]       JSON output: short (the default) or pretty\n"
+	       "     --json[=MODE]       JSON output: short (the default), pretty, or off\n"
+	       "                         (--json=help lists them)\n"
 	       "     --no-pager          Do not pipe the output into a pager\n"
 	       "     --no-legend         No headers, summaries or hints\n"
 	       "  -q --quiet             reset, inject: do not show the steps\n"
+	       "     --no-ask-password   Do not ask for a password (polkit) when an action\n"
+	       "                         needs one: fail instead\n"
 	       "  -H --host=[USER@]HOST  Talk to pcierrd on a remote host (over SSH)\n"
 	       "  -M --machine=NAME      Talk to pcierrd in a container\n"
 	       "     --state=STATE       inject: frozen (the default) or perm-failure\n"
@@ -438,8 +454,10 @@ static void help(void)
 	       "  -n --lines=N           history: the newest N entries\n\n"
 	       "ADDRESS is a PCI address, DDDD:BB:DD.F or BB:DD.F. stats shows what pcierrd\n"
 	       "counts; the kernel shim's own counters are not on D-Bus (see pcierrd.conf(5),\n"
-	       "MetricsPath=). Exit status: 0 success, 1 failure (for reset and inject: the\n"
-	       "slot was not recovered), 2 wrong usage.\n\n"
+	       "MetricsPath=). inject, reset, enable and clear are for root, or for whom\n"
+	       "polkit allows (org.pcierr1.*). Exit status: 0 success, 1 failure (for reset\n"
+	       "and inject: the slot was not recovered), 2 wrong usage or a malformed\n"
+	       "ADDRESS.\n\n"
 	       "See pcierrctl(8).\n");
 }
 
@@ -454,6 +472,7 @@ enum {
 	ARG_NO_BLOCK,
 	ARG_TIMEOUT,
 	ARG_SINCE,
+	ARG_NO_ASK_PASSWORD,
 };
 
 static const struct {
@@ -488,6 +507,7 @@ static int parse_argv(int argc, char *argv[])
 		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
 		{ "since", required_argument, NULL, ARG_SINCE },
 		{ "lines", required_argument, NULL, 'n' },
+		{ "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
 		{}
 	};
 	uint64_t u;
@@ -503,15 +523,29 @@ static int parse_argv(int argc, char *argv[])
 			printf("pcierrctl %s\n", PCIERR_VERSION);
 			return 0;
 		case ARG_JSON:
+			/* as systemd's --json=: short, pretty, off, help */
+			if (optarg && strcmp(optarg, "help") == 0) {
+				puts("short\npretty\noff");
+				return 0;
+			}
+			if (optarg && strcmp(optarg, "off") == 0) {
+				arg_json = false;
+				arg_json_pretty = false;
+				break;
+			}
 			if (!optarg || strcmp(optarg, "short") == 0)
 				arg_json_pretty = false;
 			else if (strcmp(optarg, "pretty") == 0)
 				arg_json_pretty = true;
 			else {
-				log_error("Unknown --json mode '%s': expected short or pretty.", optarg);
+				log_error("Unknown --json mode '%s': expected short, pretty or off "
+					  "(--json=help).", optarg);
 				return -EINVAL;
 			}
 			arg_json = true;
+			break;
+		case ARG_NO_ASK_PASSWORD:
+			arg_ask_password = false;
 			break;
 		case ARG_NO_PAGER:
 			arg_no_pager = true;
@@ -659,11 +693,30 @@ int main(int argc, char *argv[])
 			return EXIT_USAGE;
 		}
 
+	/* a malformed address is wrong usage, said before connecting */
+	if (vargc > 1) {
+		char addr[PCIERR_ADDR_STRLEN];
+
+		if (parse_address_arg(vargv[1], addr) < 0)
+			return EXIT_USAGE;
+	}
+
 	setup_style();
 	if (ctl_bus_connect(arg_host, arg_machine, &bus) < 0)
 		return EXIT_FAILURE;
+	if (verb_changes_something(verb) && arg_ask_password && isatty(STDIN_FILENO)) {
+		/*
+		 * As systemctl: polkit may ask for a password, on this
+		 * terminal (pkttyagent). Without a terminal nobody could
+		 * answer: pcierrd then says authentication is required.
+		 */
+		(void)sd_bus_set_allow_interactive_authorization(bus, true);
+		if (!arg_host && !arg_machine)
+			ctl_polkit_agent_open();
+	}
 
 	r = verb->fn(vargc, vargv, bus);
 	pager_close();
+	ctl_polkit_agent_close();
 	return r;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 150
+# timeout: 200
 #
 # Scenario 4: the recovery paths through the test driver (pcierr_test on
 # QEMU pci-testdev, tests/vm/testdrv).
@@ -10,7 +10,7 @@
 #      without slot_reset answers none
 #   c. a mixed PE (pcierr_test + the handler-less pcierr_test_unaware):
 #      none/no-handler answers do not change the merge
-#   d. one PE's error_detected sleeps 10 s while another PE does a whole
+#   d. one PE's error_detected sleeps 30 s while another PE does a whole
 #      recovery in under 1 s of guest time; a second operation on the
 #      sleeping PE is refused with EBUSY
 # shellcheck source=tests/vm/lib.sh
@@ -80,11 +80,13 @@ report_expect "$PE_M" slot_reset recovered
 op report "$PE_M" resume
 td_set "$MIXED_TESTDEV" config_reset 1
 
-info "d. a 10 s error_detected on A does not hold up B"
+info "d. a 30 s error_detected on A does not hold up B"
 td_clear "$A"
 td_clear "$B"
-td_set "$A" delay_error_detected 10000
-listen_start "$TMP/ops" --timeout 60
+# 30 s: B's four CLI steps took up to 17 s of guest time on a loaded
+# host (TCG); what is tested is that B does not wait for A, not speed
+td_set "$A" delay_error_detected 30000
+listen_start "$TMP/ops" --timeout 90
 must_nl inject "$A"
 must_nl inject "$B"
 tA=$(now_ns)
@@ -93,7 +95,7 @@ opA=$(kv op_id "$(line_with op_id= "$out")")
 [ -n "$opA" ] || fail "report --no-wait printed no op_id"
 wait_until 5 grep -q error_detected "$SYS/$A/running" ||
 	fail "A's error_detected is not running"
-ok "A's error_detected is running (sleeping 10 s)"
+ok "A's error_detected is running (sleeping 30 s)"
 
 # one operation per PE: A is busy
 pnl reset "$PE_A"
@@ -123,16 +125,16 @@ grep -q error_detected "$SYS/$A/running" ||
 ok "A's error_detected still running after B recovered ($(ms_between "$tA" "$(now_ns)") ms in)"
 
 # now wait for A
-wait_until 20 grep -q "^op_done op_id=$opA " "$TMP/ops" || {
+wait_until 40 grep -q "^op_done op_id=$opA " "$TMP/ops" || {
 	sed 's/^/  | /' "$TMP/ops"
-	fail "no op_done for A's report (op_id=$opA) within 20 s"
+	fail "no op_done for A's report (op_id=$opA) within 40 s"
 }
 doneA=$(grep -m 1 "^op_done op_id=$opA " "$TMP/ops")
 echo "  | $doneA"
 expect "A's report result" "$(kv result "$doneA")" need_reset
 expect "A's report errno" "$(kv errno "$doneA")" 0
 dA=$(kv duration_ns "$doneA")
-[ "$dA" -ge 9900000000 ] || fail "A's report took $dA ns, expected >= 10 s"
+[ "$dA" -ge 29900000000 ] || fail "A's report took $dA ns, expected >= 30 s"
 ok "A's report took $((dA / 1000000)) ms"
 kill "$LPID" 2>/dev/null
 td_set "$A" delay_error_detected 0

@@ -50,6 +50,13 @@ printf '%s\n' "$out" | grep -q '^CapEff:[[:space:]]*0*1000$' ||
 	fail "the CAP_NET_ADMIN shell does not have exactly CAP_NET_ADMIN"
 ok "the second caller has CAP_NET_ADMIN alone"
 
+# D24: resolving the family does not load the module for anyone: it has
+# no generic netlink family alias (net-pf-16-proto-16-family-pcierr)
+SHIM_KO=$PCIERR_TREE/kernel/pcierr_shim/pcierr_shim.ko
+run modinfo -F alias "$SHIM_KO"
+printf '%s\n' "$out" | grep -q 'family-pcierr' && fail "pcierr_shim.ko still has a family alias"
+ok "pcierr_shim.ko has no family alias: no autoload by unprivileged users"
+
 must_nl dump
 dump0=$out
 must_nl stats

@@ -9,7 +9,7 @@
 #   notify: only after READY=1), and at that moment pcierrd already owns
 #   org.pcierr1 (owner PID = MainPID); active (running), StatusText
 #   "Watching PCI slots." (shim connected), no restarts; the main process
-#   is /usr/sbin/pcierrd with CAP_NET_ADMIN alone and no_new_privs;
+#   is /usr/sbin/pcierrd with CAP_NET_ADMIN and CAP_SYS_ADMIN alone and no_new_privs;
 #   "systemctl status" says so; "busctl tree org.pcierr1" lists the
 #   Manager, a Slot and a Device object for every slot and device of
 #   "pcierrctl --json status", the e1000e's among them.
@@ -55,7 +55,8 @@ a=$(uprop ActiveEnterTimestampMonotonic)
 ok "active (running) $(( (a - s) / 1000 )) ms after the process started: READY=1"
 
 expect "main process" "$(readlink "/proc/$pid/exe")" /usr/sbin/pcierrd
-expect "CapEff (CAP_NET_ADMIN alone)" "$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$pid/status")" 0000000000001000
+# CAP_NET_ADMIN (12) and CAP_SYS_ADMIN (21): the shim's ABI version 2
+expect "CapEff (CAP_NET_ADMIN and CAP_SYS_ADMIN alone)" "$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$pid/status")" 0000000000201000
 expect "CapBnd" "$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")" 0000000000001000
 expect "NoNewPrivs" "$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' "/proc/$pid/status")" 1
 [ -d /var/lib/pcierr ] || fail "no StateDirectory /var/lib/pcierr"
@@ -88,8 +89,8 @@ ok "busctl tree holds the Manager, the e1000e's slot and device"
 ctl_json status
 [ "$rc" = 0 ] || fail "pcierrctl --json status exited $rc"
 json_valid "$json" "pcierrctl --json status"
-nslots=$(jget "$json" slots | sed -n 's/^array //p')
-ndevs=$(jget "$json" devices | sed -n 's/^array //p')
+nslots=$(jget "$json" Slots | sed -n 's/^array //p')
+ndevs=$(jget "$json" Devices | sed -n 's/^array //p')
 tslots=$(printf '%s\n' "$tree" | grep -c "^$BUS_PATH/slot/")
 tdevs=$(printf '%s\n' "$tree" | grep -c "^$BUS_PATH/device/")
 expect "Slot objects in busctl tree" "$tslots" "$nslots"
@@ -97,7 +98,7 @@ expect "Device objects in busctl tree" "$tdevs" "$ndevs"
 [ "$ndevs" -ge 10 ] || fail "only $ndevs devices"
 i=0
 while [ "$i" -lt "$ndevs" ]; do
-	a=$(jget "$json" "devices[$i].Address")
+	a=$(jget "$json" "Devices[$i].Address")
 	p=$(dev_path "$a") || fail "Manager.GetDevice $a failed"
 	printf '%s\n' "$tree" | grep -qxF "$p" || fail "no $p (device $a) in busctl tree"
 	i=$((i + 1))

@@ -64,8 +64,8 @@ case "$(ctl_line "$out" "$DEV")" in *" $((fc0 + 1))/$max "*) ok "pcierrctl statu
 ctl_json status
 expect "pcierrctl --json status exit status" "$rc" 0
 json_valid "$json" "pcierrctl --json status"
-d="devices[Address=$DEV]"
-s="slots[Address=$PE]"
+d="Devices[Address=$DEV]"
+s="Slots[Address=$PE]"
 jexpect "$json" "$d.FreezeCount" $((fc0 + 1))
 jexpect "$json" "$d.MaxFreezes" "$max"
 jexpect "$json" "$d.Driver" e1000e
@@ -94,18 +94,18 @@ case " $(jget "$json" "$s.Devices[0]") $(jget "$json" "$s.Devices[1]" 2>/dev/nul
 *" $DEV "*) ok "the slot's devices include $DEV" ;;
 *) fail "the slot's devices lack $DEV" ;;
 esac
-jexpect "$json" "manager.MaxFreezes" "$max"
-jexpect "$json" "manager.KernelConnected" true
-jexpect "$json" "manager.RecoveriesSucceeded" $((succ0 + 1))
-jexpect "$json" "manager.RecoveriesStarted" "$(mgr_prop RecoveriesStarted)"
-jexpect "$json" "manager.Version" "$(mgr_prop Version)"
+jexpect "$json" "Manager.MaxFreezes" "$max"
+jexpect "$json" "Manager.KernelConnected" true
+jexpect "$json" "Manager.RecoveriesSucceeded" $((succ0 + 1))
+jexpect "$json" "Manager.RecoveriesStarted" "$(mgr_prop RecoveriesStarted)"
+jexpect "$json" "Manager.Version" "$(mgr_prop Version)"
 
 # with an address: that slot and its devices only
 ctl_json status "$DEV"
 expect "pcierrctl --json status $DEV exit status" "$rc" 0
 json_valid "$json" "pcierrctl --json status $DEV"
 jexpect "$json" slots "array 1"
-jexpect "$json" "slots[0].Address" "$PE"
+jexpect "$json" "Slots[0].Address" "$PE"
 jexpect "$json" "$d.FreezeCount" $((fc0 + 1))
 
 journal_has "$cursor" 5 "pcierrd\[[0-9]+\]: Slot $PE recovered in [0-9]+ ms \(callbacks\)\.$" ||

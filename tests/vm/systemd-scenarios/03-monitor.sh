@@ -55,7 +55,7 @@ gone "$jpid" && fail "pcierrctl --json monitor exited: $(cat "$TMP/mon.json.err"
 
 ctl inject --no-block "$DEV"
 expect "pcierrctl inject --no-block exit status" "$rc" 0
-wait_until 60 grep -q "\"signal\":\"RecoveryFinished\",\"slot\":\"$PE\"" "$TMP/mon.json" ||
+wait_until 60 grep -q "\"Signal\":\"RecoveryFinished\",\"Slot\":\"$PE\"" "$TMP/mon.json" ||
 	fail "no RecoveryFinished of $PE in pcierrctl --json monitor's output in 60 s"
 wait_until 10 grep -q "^.*$PE: [a-z]* \(in\|after\) " "$TMP/mon.txt" ||
 	fail "no finish line of $PE in pcierrctl monitor's output in 10 s"
@@ -81,24 +81,24 @@ ok "pcierrctl monitor: RecoveryFinished recovered"
 "$JSON_CHECK" --lines < "$TMP/mon.json" 2> "$TMP/jc.err" ||
 	fail "pcierrctl --json monitor wrote invalid JSON: $(cat "$TMP/jc.err")"
 ok "every line of pcierrctl --json monitor is valid JSON ($(grep -c . "$TMP/mon.json") lines)"
-sigs=$(grep -F "\"slot\":\"$PE\"" "$TMP/mon.json" | while IFS= read -r l; do
-	printf '%s' "$l" | "$JSON_CHECK" signal; done | tr '\n' ',')
+sigs=$(grep -F "\"Slot\":\"$PE\"" "$TMP/mon.json" | while IFS= read -r l; do
+	printf '%s' "$l" | "$JSON_CHECK" Signal; done | tr '\n' ',')
 expect "pcierrctl --json monitor: the slot's signals" "$sigs" \
 	"ErrorDetected,RecoveryStarted,RecoveryStep,RecoveryStep,RecoveryStep,RecoveryStep,RecoveryFinished,"
-ed=$(grep -m 1 '"signal":"ErrorDetected"' "$TMP/mon.json")
-jexpect "$ed" slot "$PE"
-jexpect "$ed" device "$DEV"
-jexpect "$ed" state frozen
-jexpect "$ed" source inject
-jexpect "$ed" unavailable_ms 0
-t=$(jget "$ed" time_usec)
-[ "$t" -gt 0 ] 2>/dev/null || fail "ErrorDetected time_usec is '$t'"
-rf=$(grep -m 1 '"signal":"RecoveryFinished"' "$TMP/mon.json")
-jexpect "$rf" slot "$PE"
-jexpect "$rf" result recovered
-jexpect "$rf" duration_usec "$(slot_prop "$PE" LastDurationUSec)"
-steps=$(grep -F '"signal":"RecoveryStep"' "$TMP/mon.json" | grep -F "\"slot\":\"$PE\"" |
-	while IFS= read -r l; do printf '%s=%s ' "$(jget "$l" step)" "$(jget "$l" result)"; done)
+ed=$(grep -m 1 '"Signal":"ErrorDetected"' "$TMP/mon.json")
+jexpect "$ed" Slot "$PE"
+jexpect "$ed" Device "$DEV"
+jexpect "$ed" State frozen
+jexpect "$ed" Source inject
+jexpect "$ed" UnavailableMSec 0
+t=$(jget "$ed" TimeUSec)
+[ "$t" -gt 0 ] 2>/dev/null || fail "ErrorDetected TimeUSec is '$t'"
+rf=$(grep -m 1 '"Signal":"RecoveryFinished"' "$TMP/mon.json")
+jexpect "$rf" Slot "$PE"
+jexpect "$rf" Result recovered
+jexpect "$rf" DurationUSec "$(slot_prop "$PE" LastDurationUSec)"
+steps=$(grep -F '"Signal":"RecoveryStep"' "$TMP/mon.json" | grep -F "\"Slot\":\"$PE\"" |
+	while IFS= read -r l; do printf '%s=%s ' "$(jget "$l" Step)" "$(jget "$l" Result)"; done)
 expect "pcierrctl --json monitor: the steps" "$steps" \
 	"error_detected=need_reset reset=ok slot_reset=recovered resume=recovered "
 

@@ -6,11 +6,14 @@
 # capabilities).
 #   pcierrctl status, list, show, stats, history and --json status work
 #   and show what root sees; reset, inject, enable and clear are refused
-#   with exit status 1 and "Permission denied: only root may ...; try
-#   sudo." (nothing else on stdout or stderr; the bus policy refuses the
-#   calls before pcierrd sees them), and nothing changed: no
-#   recovery started, the freeze count, the slot's state and step as they
-#   were.
+#   with exit status 1 and "Permission denied: authentication is required
+#   to ...; run pcierrctl on a terminal without --no-ask-password to be
+#   asked, or use sudo." (nothing else on stdout or stderr): the bus policy
+#   lets the calls through, pcierrd asks polkit (polkitd, D-Bus activated),
+#   which wants an administrator's password (auth_admin, the caller has no
+#   session) that nobody can give without a terminal; and nothing changed:
+#   no recovery started, the freeze count, the slot's state and step as
+#   they were.
 # shellcheck source=tests/vm/systemd-scenarios/common.sh
 . "$(dirname "$0")/common.sh"
 PE=$RP_E1000E
@@ -53,8 +56,8 @@ done
 nctl --json status
 expect "pcierrctl --json status as nobody: exit status" "$rc" 0
 json_valid "$out" "pcierrctl --json status as nobody"
-jexpect "$out" "devices[Address=$DEV].FreezeCount" "$fc"
-jexpect "$out" "slots[Address=$PE].LastResult" "$(slot_prop "$PE" LastResult)"
+jexpect "$out" "Devices[Address=$DEV].FreezeCount" "$fc"
+jexpect "$out" "Slots[Address=$PE].LastResult" "$(slot_prop "$PE" LastResult)"
 
 # refusals
 refused() {
@@ -63,7 +66,8 @@ refused() {
 	nctl "$@"
 	expect "pcierrctl $* as nobody: exit status" "$rc" 1
 	expect "pcierrctl $* as nobody: stdout" "$out" ""
-	expect "pcierrctl $* as nobody: stderr" "$err" "Permission denied: only root may $_want; try sudo."
+	expect "pcierrctl $* as nobody: stderr" "$err" \
+		"Permission denied: authentication is required to $_want; run pcierrctl on a terminal without --no-ask-password to be asked, or use sudo."
 }
 refused "reset slots" reset "$DEV"
 refused "reset slots" reset --fundamental "$PE"

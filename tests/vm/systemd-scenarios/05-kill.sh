@@ -85,19 +85,19 @@ esac
 ctl_json inject "$DEV"
 expect "pcierrctl --json inject exit status" "$rc" 0
 json_valid "$json" "pcierrctl --json inject"
-jexpect "$json" slot "$PE"
-jexpect "$json" result recovered
-s=$(jget "$json" seq)
+jexpect "$json" Slot "$PE"
+jexpect "$json" Result recovered
+s=$(jget "$json" Seq)
 [ "$s" -gt 0 ] 2>/dev/null || fail "seq is '$s'"
-jexpect "$json" steps "array 4"
+jexpect "$json" Steps "array 4"
 steps=
 for i in 0 1 2 3; do
-	steps="$steps$(jget "$json" "steps[$i].step")=$(jget "$json" "steps[$i].result") "
+	steps="$steps$(jget "$json" "Steps[$i].Step")=$(jget "$json" "Steps[$i].Result") "
 done
 expect "pcierrctl --json inject: steps" "$steps" \
 	"error_detected=need_reset reset=ok slot_reset=recovered resume=recovered "
-jexpect "$json" reason null
-jexpect "$json" duration_usec "$(slot_prop "$PE" LastDurationUSec)"
+jexpect "$json" Reason null
+jexpect "$json" DurationUSec "$(slot_prop "$PE" LastDurationUSec)"
 expect_prop dev "$DEV" FreezeCount $((fc0 + 1))
 uexpect MainPID "$pid1"
 uexpect NRestarts $((nr0 + 1))

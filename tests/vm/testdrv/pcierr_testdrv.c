@@ -2,7 +2,7 @@
 /*
  * pcierr_testdrv - PCI drivers for the pcierr VM test bed.
  *
- * Two drivers in one module:
+ * Four drivers in one module:
  *
  *   pcierr_test          binds QEMU's pci-testdev (1b36:0005) and has PCI
  *                        error recovery callbacks whose behaviour is set at
@@ -10,8 +10,19 @@
  *   pcierr_test_unaware  binds QEMU's edu device (1234:11e8) and has no
  *                        err_handler at all (a driver that knows nothing of
  *                        error recovery).
+ *   pcierr_ipr           profiles of the seeds' two drivers QEMU has no
+ *   pcierr_ixgb          model of, with the callback sets the 2005 patches
+ *                        gave them and the same answers (error_detected:
+ *                        need_reset, slot_reset: recovered, the defaults):
+ *                        pcierr_ipr has error_detected and slot_reset only,
+ *                        pcierr_ixgb error_detected, slot_reset and resume.
+ *                        Their sets are fixed (no "handlers" attribute).
+ *                        They match no device by id: bind a pci-testdev by
+ *                        driver_override (echo pcierr_ipr > .../driver_override,
+ *                        unbind, echo ADDR > /sys/bus/pci/drivers_probe).
+ *                        The per-device attributes below are theirs too.
  *
- * Both enable the device, map BAR0 (when it is a memory BAR) and save the
+ * All enable the device, map BAR0 (when it is a memory BAR) and save the
  * config space in probe; remove undoes all of it.
  *
  * Run-time control of pcierr_test (also in tests/vm/README.md):
@@ -41,6 +52,10 @@
  *                              pcierr_report_failure(frozen, source
  *                              DRIVER), all from atomic context (a
  *                              spinlock held, interrupts off)
+ *   report_upstream        w   N (1 .. 8): report one failure (frozen,
+ *                              source DRIVER) of the Nth bridge above this
+ *                              device, as a port driver would: the shim
+ *                              freezes the PE that bridge heads
  *   check                  w   a 32-bit value: pcierr_check_value() on it,
  *                              as if a read from the device returned it
  *   check_result           r   what the last check returned (0 or 1; a
@@ -485,6 +500,35 @@ static ssize_t storm_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_WO(storm);
 
+static ssize_t report_upstream_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	typeof(&pcierr_report_failure) report;
+	struct pci_dev *bridge = td->pdev;
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > 8)
+		return -ERANGE;
+	for (i = 0; i < n && bridge; i++)
+		bridge = pci_upstream_bridge(bridge);
+	if (!bridge)
+		return -ENODEV;
+	report = symbol_get(pcierr_report_failure);
+	if (!report)
+		return -ENODEV;
+	ret = report(bridge, pci_channel_io_frozen, 0, PCIERR_SOURCE_DRIVER);
+	symbol_put(pcierr_report_failure);
+	dev_info(dev, "failure of %s reported: %d\n", pci_name(bridge), ret);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(report_upstream);
+
 static ssize_t check_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -535,6 +579,7 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_running.attr,
 	&dev_attr_config_reset.attr,
 	&dev_attr_storm.attr,
+	&dev_attr_report_upstream.attr,
 	&dev_attr_check.attr,
 	&dev_attr_check_result.attr,
 	NULL
@@ -667,6 +712,11 @@ static const struct pci_device_id testdrv_ids[] = {
 };
 MODULE_DEVICE_TABLE(pci, testdrv_ids);
 
+/* the profiles bind only by driver_override */
+static const struct pci_device_id testdrv_profile_ids[] = {
+	{ }
+};
+
 static const struct pci_device_id testdrv_unaware_ids[] = {
 	{ PCI_DEVICE(0x1234, 0x11e8) },		/* QEMU edu */
 	{ }
@@ -691,28 +741,64 @@ static struct pci_driver testdrv_unaware_driver = {
 	/* no err_handler at all */
 };
 
+/* ipr (2005): error_detected and slot_reset, no resume */
+static struct pci_driver testdrv_ipr_driver = {
+	.name		= "pcierr_ipr",
+	.id_table	= testdrv_profile_ids,
+	.probe		= testdrv_probe,
+	.remove		= testdrv_remove,
+	.err_handler	= &testdrv_handlers[BIT(CB_ERROR_DETECTED) |
+					    BIT(CB_SLOT_RESET)],
+	.dev_groups	= testdrv_dev_groups,
+};
+
+/* ixgb (2005): error_detected, slot_reset and resume */
+static struct pci_driver testdrv_ixgb_driver = {
+	.name		= "pcierr_ixgb",
+	.id_table	= testdrv_profile_ids,
+	.probe		= testdrv_probe,
+	.remove		= testdrv_remove,
+	.err_handler	= &testdrv_handlers[BIT(CB_ERROR_DETECTED) |
+					    BIT(CB_SLOT_RESET) |
+					    BIT(CB_RESUME)],
+	.dev_groups	= testdrv_dev_groups,
+};
+
+static struct pci_driver * const testdrv_drivers[] = {
+	&testdrv_driver,
+	&testdrv_unaware_driver,
+	&testdrv_ipr_driver,
+	&testdrv_ixgb_driver,
+};
+
 static int __init testdrv_init(void)
 {
-	int ret;
+	int i, ret;
 
-	ret = pci_register_driver(&testdrv_driver);
-	if (ret)
-		return ret;
-	ret = pci_register_driver(&testdrv_unaware_driver);
-	if (ret)
-		pci_unregister_driver(&testdrv_driver);
+	for (i = 0; i < ARRAY_SIZE(testdrv_drivers); i++) {
+		ret = pci_register_driver(testdrv_drivers[i]);
+		if (ret)
+			goto err;
+	}
+	return 0;
+
+err:
+	while (--i >= 0)
+		pci_unregister_driver(testdrv_drivers[i]);
 	return ret;
 }
 
 static void __exit testdrv_exit(void)
 {
-	pci_unregister_driver(&testdrv_unaware_driver);
-	pci_unregister_driver(&testdrv_driver);
+	int i;
+
+	for (i = ARRAY_SIZE(testdrv_drivers) - 1; i >= 0; i--)
+		pci_unregister_driver(testdrv_drivers[i]);
 }
 
 module_init(testdrv_init);
 module_exit(testdrv_exit);
 
-MODULE_DESCRIPTION("pcierr test drivers for QEMU pci-testdev and edu");
+MODULE_DESCRIPTION("pcierr test drivers for QEMU pci-testdev and edu, ipr and ixgb profiles");
 MODULE_AUTHOR("pcierr project");
 MODULE_LICENSE("GPL");

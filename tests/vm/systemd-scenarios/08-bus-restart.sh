@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # timeout: 150
 #
-# systemd 7: the system bus restarted under pcierrd (issue 10 point 3).
+# systemd 8: the system bus restarted under pcierrd (issue 10 point 3).
 #   "systemctl restart dbus": pcierrd loses its bus connection, says so
 #   and exits with a failure (exit-on-disconnect), so systemd restarts it
 #   (Restart=on-failure): a new MainPID, NRestarts one more, the new

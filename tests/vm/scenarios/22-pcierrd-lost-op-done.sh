@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # timeout: 240
 #
-# Scenario 19: pcierrd is never wedged (issue 10 points 1 and 6).
+# Scenario 22: pcierrd is never wedged (issue 10 points 1 and 6).
 #   A corrupt state database at start: pcierrd moves it aside
 #   (state.db.corrupt-<time>), starts with a fresh one and says so in its
 #   log; recovery goes on.

@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 600
+#
+# Scenario 41: D-Bus abuse of pcierrd (tests/fuzz/bus-abuse.c, issue 11).
+#   - every Manager method with wrong signatures, missing and extra
+#     arguments, 1 MiB strings, every address form, odd numbers; Get, GetAll
+#     and Set on the Manager and every Slot and Device; as root (mutating
+#     calls only with addresses of no device) and as uid 65534: each call is
+#     answered (no timeout), with an allowed error where it must fail;
+#   - a client (uid 65534) that subscribes to every signal and never reads;
+#   - 10000 read calls from uid 65534 (16 in flight), while three valid Injects
+#     on TESTDEV_A recover and `pcierrctl status` is timed;
+#   afterwards pcierrd is the same process, owns the name, its RSS grew by
+#   less than 1 MiB (measured after a warm-up), `pcierrctl status` answered
+#   within 1 s of guest time every time, and only the valid calls changed
+#   anything (TESTDEV_A's FreezeCount is 3, every other device's as before).
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+PE=$RP_TESTDEV_A
+DEV=$TESTDEV_A
+CLEANUP_PES=$PE
+BA=$BUILD/bus-abuse
+CTL=$BUILD/pcierrctl
+LOOP=${BUSABUSE_LOOP:-10000}
+[ -x "$BA" ] || fail "$BA missing"
+# uid 65534 must be able to run the tools (the guest's overlay copy only)
+for f in "$BA" "$CTL"; do
+	p=$f
+	while [ "$p" != / ] && [ -n "$p" ]; do
+		chmod o+rx "$p" 2>/dev/null
+		p=$(dirname "$p")
+	done
+done
+chmod o+rx "$BUILD/lib" 2>/dev/null
+for f in "$BUILD"/lib/*.so*; do [ -e "$f" ] && chmod o+r "$f"; done
+require_normal "$PE"
+
+rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$PD_PID/status"; }
+freeze_counts() {
+	for _d in $E1000E $TESTDEV_B $EDU $MIXED_TESTDEV $MIXED_EDU; do
+		printf '%s=%s ' "$_d" "$(dev_prop "$_d" FreezeCount)"
+	done
+}
+# status_ms: `pcierrctl status` as uid 65534, its guest time in ms ($st_ms)
+max_status_ms=0
+timed_status() {
+	_t0=$(now_ns)
+	as_nobody timeout 20 "$CTL" status > "$TMP/status.out" 2>&1 ||
+		{ cat "$TMP/status.out"; fail "pcierrctl status failed"; }
+	st_ms=$(ms_between "$_t0" "$(now_ns)")
+	[ "$st_ms" -gt "$max_status_ms" ] && max_status_ms=$st_ms
+	return 0
+}
+
+pcierrd_start
+pid0=$PD_PID
+bus_objects "$PE" "$DEV"
+expect_prop dev "$DEV" FreezeCount 0
+others0=$(freeze_counts)
+
+# warm-up, then the baseline
+run as_nobody "$BA" loop 300
+[ "$rc" = 0 ] || fail "bus-abuse loop 300 exited $rc"
+rss0=$(rss_kb)
+info "pcierrd RSS after warm-up: $rss0 kB"
+
+run "$BA" malformed
+[ "$rc" = 0 ] || fail "bus-abuse malformed as root exited $rc"
+ok "root: malformed calls answered as they must: $(printf '%s\n' "$out" | grep '^summary')"
+echo "figure busabuse_root $(printf '%s\n' "$out" | grep '^summary')"
+run as_nobody "$BA" malformed
+[ "$rc" = 0 ] || fail "bus-abuse malformed as uid 65534 exited $rc"
+ok "uid 65534: malformed calls answered as they must: $(printf '%s\n' "$out" | grep '^summary')"
+echo "figure busabuse_nobody $(printf '%s\n' "$out" | grep '^summary')"
+[ "$PD_PID" = "$pid0" ] && pcierrd_running || fail "pcierrd is gone"
+
+# a subscriber that never reads, for the rest of the scenario
+echo "+ as_nobody $BA stall 600 &"
+as_nobody "$BA" stall 600 > "$TMP/stall.out" 2>&1 &
+STALL=$!
+BG_PIDS="$BG_PIDS $STALL"
+wait_until 20 grep -q '^stall subscribed' "$TMP/stall.out" || fail "the stalled subscriber did not subscribe: $(cat "$TMP/stall.out")"
+ok "a subscriber (uid 65534) that never reads is connected"
+
+# the loop, with valid Injects and timed status calls meanwhile
+echo "+ as_nobody $BA loop $LOOP &"
+as_nobody "$BA" loop "$LOOP" > "$TMP/loop.out" 2>&1 &
+LPID=$!
+BG_PIDS="$BG_PIDS $LPID"
+for i in 1 2 3; do
+	timed_status
+	must_call Inject ssu "$DEV" frozen 0
+	timed_status
+	wait_prop 30 dev "$DEV" FreezeCount "$i"
+	wait_prop 60 slot "$PE" Step idle
+	wait_prop 30 slot "$PE" State normal
+	timed_status
+done
+n=0
+while ! gone "$LPID"; do
+	timed_status
+	n=$((n + 1))
+	sleep 1
+done
+wait "$LPID"
+lrc=$?
+sed 's/^/  | /' "$TMP/loop.out"
+[ "$lrc" = 0 ] || fail "bus-abuse loop $LOOP exited $lrc"
+loopline=$(grep '^loop ' "$TMP/loop.out")
+ok "uid 65534: $LOOP read calls: $loopline"
+echo "figure busabuse_loop $loopline"
+timed_status
+[ "$max_status_ms" -lt 1000 ] || fail "pcierrctl status took $max_status_ms ms at worst (more than 1 s)"
+ok "pcierrctl status answered within $max_status_ms ms at worst ($((n + 10)) calls during the abuse)"
+
+gone "$STALL" && fail "the stalled subscriber was disconnected early: $(cat "$TMP/stall.out")"
+[ "$PD_PID" = "$pid0" ] && pcierrd_running || fail "pcierrd is gone"
+bus_owner | grep -q . || fail "org.pcierr1 has no owner"
+rss1=$(rss_kb)
+echo "figure busabuse_rss before_kb=$rss0 after_kb=$rss1"
+[ $((rss1 - rss0)) -lt 1024 ] || fail "pcierrd's RSS grew from $rss0 to $rss1 kB (1 MiB or more)"
+ok "pcierrd RSS $rss0 kB -> $rss1 kB"
+
+expect_prop dev "$DEV" FreezeCount 3
+expect "the other devices' freeze counts" "$(freeze_counts)" "$others0"
+kill "$STALL" 2>/dev/null
