@@ -91,6 +91,64 @@ static struct device *device_free(struct device *d)
 	return NULL;
 }
 
+/* Names by vendor:device, looked up in the hwdb once per pair: 10,000
+ * devices are mostly a few models (start-up stays linear and cheap) */
+struct name_entry {
+	char key[10];
+	char *vendor_name, *device_name;
+};
+
+static int lookup_names(struct manager *m, uint16_t vendor, uint16_t device,
+			char **ret_vendor, char **ret_device)
+{
+	char key[10];
+	struct name_entry *e;
+	char *vn, *dn;
+	int r;
+
+	snprintf(key, sizeof(key), "%04x:%04x", vendor, device);
+	e = addrmap_get(&m->name_map, key);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		memcpy(e->key, key, sizeof(key));
+		r = pci_names_lookup(m->pci, vendor, device, &e->vendor_name, &e->device_name);
+		if (r >= 0)
+			r = addrmap_put(&m->name_map, e->key, e);
+		if (r < 0) {
+			free(e->vendor_name);
+			free(e->device_name);
+			free(e);
+			return r;
+		}
+	}
+	vn = strdup(e->vendor_name);
+	dn = strdup(e->device_name);
+	if (!vn || !dn) {
+		free(vn);
+		free(dn);
+		return -ENOMEM;
+	}
+	*ret_vendor = vn;
+	*ret_device = dn;
+	return 0;
+}
+
+static void names_clear(struct manager *m)
+{
+	for (size_t i = 0; i < m->name_map.cap; i++) {
+		struct name_entry *e = m->name_map.e[i].key ? m->name_map.e[i].value : NULL;
+
+		if (e) {
+			free(e->vendor_name);
+			free(e->device_name);
+			free(e);
+		}
+	}
+	addrmap_clear(&m->name_map);
+}
+
 static int set_string(char **p, const char *v)
 {
 	char *n;
@@ -148,7 +206,7 @@ static int device_update(struct manager *m, struct device *d,
 	if (ids_changed) {
 		char *vn = NULL, *dn = NULL;
 
-		r = pci_names_lookup(m->pci, k->vendor, k->device, &vn, &dn);
+		r = lookup_names(m, k->vendor, k->device, &vn, &dn);
 		if (r < 0)
 			return r;
 		free(d->vendor_name);
@@ -927,6 +985,7 @@ struct manager *manager_free(struct manager *m)
 	free(m->slots);
 	addrmap_clear(&m->slot_map);
 	addrmap_clear(&m->device_map);
+	names_clear(m);
 	for (size_t i = 0; i < ELEMENTSOF(m->bus_slots); i++)
 		sd_bus_slot_unref(m->bus_slots[i]);
 	sd_bus_flush_close_unref(m->bus);

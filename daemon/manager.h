@@ -170,6 +170,7 @@ struct manager {
 	size_t n_slots, slots_cap;
 	struct addrmap slot_map;	/* addr -> struct slot * */
 	struct addrmap device_map;	/* addr -> struct device * */
+	struct addrmap name_map;	/* "vvvv:dddd" -> its names (cache) */
 	bool no_udev;			/* tests: no udev monitor */
 	bool quiet;			/* the start: no InterfacesAdded before
 					 * the name is ours */
