@@ -66,6 +66,7 @@ include tests/unit/unit.mk
 include systemd/systemd.mk
 include tests/vm/vm.mk
 include tests/fuzz/fuzz.mk
+include tests/ppc/ppc.mk
 include bench/bench.mk
 
 check: deps
@@ -81,6 +82,7 @@ check: deps
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
 	$(MAKE) vm-drivers-check
+	$(MAKE) ppc-boot-check
 
 demo: deps
 	$(MAKE) all

@@ -12,7 +12,8 @@ PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c \
 	daemon/log.c daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
-	$(sort $(wildcard daemon/bus-*.c))
+	$(sort $(wildcard daemon/bus-*.c)) \
+	kernel/pcierr_shim/pseries-rtas.c
 PCIERRD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(PCIERRD_SRCS))
 PCIERRD_PKGS := libsystemd libudev sqlite3
 PCIERRD_CFLAGS := $(CFLAGS) $(NL_CFLAGS) \
@@ -25,6 +26,12 @@ all: pcierrd
 pcierrd: $(PCIERRD)
 
 $(BUILD)/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PCIERRD_CFLAGS) -c -o $@ $<
+
+# the shim's pure pseries part (GPL-2.0 OR MIT): the RTAS error log's
+# header, decoded for the journal (docs/pseries.md)
+$(BUILD)/kernel/pcierr_shim/%.o: kernel/pcierr_shim/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PCIERRD_CFLAGS) -c -o $@ $<
 

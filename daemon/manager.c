@@ -313,8 +313,10 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	}
 
 	if (s->state != pe->state || s->flags != pe->flags ||
-	    s->reset_types != pe->reset_types || s->generation != pe->generation)
+	    s->reset_types != pe->reset_types || s->generation != pe->generation ||
+	    s->backend != pe->backend)
 		slot_changed = true;
+	s->backend = pe->backend;
 	s->state = pe->state;
 	s->flags = pe->flags;
 	s->reset_types = pe->reset_types;

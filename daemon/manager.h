@@ -84,6 +84,7 @@ struct slot {
 	uint32_t generation;
 	uint64_t pe_id;			/* the shim's PE id last seen: named in
 					 * every command (ESTALE if it changed) */
+	enum pcierr_backend backend;	/* who recovers it (docs/pseries.md) */
 
 	struct device **devices;	/* in bus order */
 	size_t n_devices;

@@ -18,6 +18,7 @@
 #include "bus.h"
 #include "log.h"
 #include "recovery.h"
+#include "../kernel/pcierr_shim/pseries-rtas.h"
 
 /* inputs a single input may lead to at once (a command failing at once,
  * a wait already over): more would be a loop */
@@ -602,6 +603,47 @@ static bool slot_empty(const struct slot *s, const char *dev)
 	return cards == 0 || (dev && dev[0] && !device_present_in_sysfs(dev));
 }
 
+/* the most of a platform error log put in one journal field, as hex */
+#define DETAIL_HEX_MAX	1000
+
+/*
+ * The platform's error detail (pseries: ibm,slot-error-detail; the
+ * shim's EVENT, or OP_DONE of DISABLE) to the journal: raw bytes as hex
+ * in PCIERR_DETAIL_DATA, the RTAS log header decoded in the message.
+ * @hist gets a short form for the history.
+ */
+static void log_error_detail(const char *slot, const char *dev,
+			     const struct pcierr_error_detail *d, char *hist, size_t hsize)
+{
+	char sev[64], status[64], data[sizeof("PCIERR_DETAIL_DATA=") + 2 * DETAIL_HEX_MAX];
+	const char *extra[4] = { sev, status, NULL, NULL };
+	const char *kind = d->severity == PCIERR_DETAIL_PERMANENT ? "permanent" : "temporary";
+	struct pseries_log_header h;
+	char head[160] = "";
+	size_t n;
+
+	hist[0] = 0;
+	if (d->severity == PCIERR_DETAIL_UNSPEC)
+		return;
+	snprintf(sev, sizeof(sev), "PCIERR_DETAIL_SEVERITY=%s", kind);
+	snprintf(status, sizeof(status), "PCIERR_DETAIL_STATUS=%d", d->status);
+	if (d->len > 0) {
+		n = (size_t)snprintf(data, sizeof(data), "PCIERR_DETAIL_DATA=");
+		for (uint32_t i = 0; i < d->len && i < DETAIL_HEX_MAX; i++)
+			n += (size_t)snprintf(data + n, sizeof(data) - n, "%02x", d->data[i]);
+		extra[2] = data;
+		if (pseries_log_decode(d->data, d->len, &h) > 0)
+			snprintf(head, sizeof(head),
+				 ": RTAS log version %u, severity %s, disposition %u, initiator %u, target %u, type %u",
+				 h.version, pseries_log_severity_name(h.severity), h.disposition,
+				 h.initiator, h.target, h.type);
+	}
+	log_struct(LOG_WARNING, NULL, slot, dev, extra,
+		   "Platform error detail for %s (slot %s), %s log: firmware status %d, %u bytes%s.",
+		   dev && *dev ? dev : slot, slot, kind, d->status, d->len, head);
+	snprintf(hist, hsize, "; %s error detail: status %d, %u bytes", kind, d->status, d->len);
+}
+
 void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 {
 	struct pcierr_policy_event ev = {
@@ -614,7 +656,7 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	const char *source = pcierr_source_to_string(e->source);
 	struct slot *s = manager_find_slot(m, e->pe);
 	const struct device *d;
-	char message[128];
+	char message[192], detail[64];
 
 	if (s)
 		(void)manager_refresh_slot(m, s);
@@ -653,8 +695,9 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 		   e->state == PCIERR_STATE_PERM_FAILURE ? ", permanent failure reported" : "");
 	bus_emit_error_detected(m, s->addr, e->dev, pcierr_state_to_string(e->state) ?: "",
 				e->time_unavail_ms, source ?: "");
-	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64,
-		 source ?: "?", e->time_unavail_ms, e->seq);
+	log_error_detail(s->addr, e->dev, &e->detail, detail, sizeof(detail));
+	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64 "%s",
+		 source ?: "?", e->time_unavail_ms, e->seq, detail);
 	history(s, e->dev, PCIERR_HISTORY_EVENT, pcierr_state_to_string(e->state), "", "",
 		0, 0, message, &s->history_id);
 	feed(s, &ev);
@@ -709,6 +752,11 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 	}
 	s->op_id = 0;
 	disarm(s);
+	if (d->detail.severity != PCIERR_DETAIL_UNSPEC) {	/* DISABLE on pseries */
+		char dh[64];
+
+		log_error_detail(s->addr, NULL, &d->detail, dh, sizeof(dh));
+	}
 
 	if (s->outside_policy) {
 		s->outside_policy = false;

@@ -18,6 +18,7 @@
 #include <linux/timekeeping.h>
 
 #include "internal.h"
+#include "platform.h"
 
 enum pcierr_ev_type {
 	PCIERR_EV_EVENT,
@@ -296,6 +297,11 @@ static int pcierr_check(struct pci_dev *pdev)
 		goto out;
 	}
 
+	/* The platform confirms (pseries: the PE's reset state): platform.h */
+	ret = pcierr_platform_check(dev);
+	if (ret != -ENOTTY)
+		goto out;
+	ret = 0;
 	/* Config space bypassing the disconnected check: is it there? */
 	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn, PCI_VENDOR_ID,
 				      &id) || id == ~0U || id == 0) {

@@ -10,6 +10,7 @@
 #include <linux/rcupdate.h>
 
 #include "internal.h"
+#include "platform.h"
 
 unsigned int event_queue_len = 256;
 module_param(event_queue_len, uint, 0444);
@@ -36,6 +37,7 @@ static int __init pcierr_init(void)
 	pcierr_wq = alloc_workqueue("pcierr", WQ_UNBOUND, 0);
 	if (!pcierr_wq)
 		return -ENOMEM;
+	pcierr_platform_init();
 	ret = pcierr_event_init();
 	if (ret)
 		goto err_wq;

@@ -17,6 +17,7 @@
 #include <linux/delay.h>
 
 #include "internal.h"
+#include "platform.h"
 
 /* pci_reset_bus() only trylocks the devices: retry for a while. */
 #define PCIERR_RESET_TRIES	50
@@ -89,7 +90,13 @@ void pcierr_op_reset(struct pcierr_op *op)
 	struct pcierr_dev **devs;
 	int i, n, ret;
 
-	if (op->reset_type != PCIERR_RESET_HOT) {
+	/* the platform's (pseries RTAS) first: platform.h */
+	ret = pcierr_platform_reset(pe, op->reset_type);
+	if (ret != -ENOTTY && ret) {
+		op->err = ret;
+		return;
+	}
+	if (ret && op->reset_type != PCIERR_RESET_HOT) {
 		op->err = -EOPNOTSUPP;
 		return;
 	}
@@ -99,8 +106,9 @@ void pcierr_op_reset(struct pcierr_op *op)
 		return;
 	}
 
-	ret = pe->root_single ? pcierr_reset_flr(devs, n) :
-				pcierr_reset_bus(pe, devs, n);
+	if (ret)
+		ret = pe->root_single ? pcierr_reset_flr(devs, n) :
+					pcierr_reset_bus(pe, devs, n);
 	if (!ret) {
 		for (i = 0; i < n; i++)
 			pcierr_restore_healthy(devs[i]);

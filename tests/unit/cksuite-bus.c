@@ -204,6 +204,7 @@ static void build_manager(void)
 	snprintf(slot_a.addr, sizeof(slot_a.addr), SLOT_A);
 	slot_a.state = PCIERR_PE_STATE_FROZEN;
 	slot_a.reset_types = 1U << PCIERR_RESET_HOT | 1U << PCIERR_RESET_FUNDAMENTAL;
+	slot_a.backend = PCIERR_BACKEND_RTAS;
 	slot_a.rec = PCIERR_RECOVERY_INIT;
 	slot_a.rec.phase = PCIERR_PHASE_ERROR_DETECTED;
 	slot_a.rec.stuck = true;
@@ -925,7 +926,7 @@ START_TEST(test_managed_objects)
 			ck_assert_int_eq(r, 0);
 			ck_assert(has_address);
 			ck_assert_uint_eq(n_props,
-					  strcmp(iface, PCIERR_BUS_SLOT_IFACE) == 0 ? 11 : 19);
+					  strcmp(iface, PCIERR_BUS_SLOT_IFACE) == 0 ? 12 : 19);
 			ck_assert_int_ge(sd_bus_message_exit_container(reply), 0);
 			ck_assert_int_ge(sd_bus_message_exit_container(reply), 0);
 		}
@@ -976,6 +977,8 @@ START_TEST(test_slot_properties)
 	ck_assert_uint_eq(get_number(SLOT(PATH_SLOT_A), "LastRecoveryUSec", 't'),
 			  T0 - 3600 * SEC);
 	assert_string_prop(SLOT(PATH_SLOT_A), "LastMessage", "s", "recovered by a hot reset");
+	assert_string_prop(SLOT(PATH_SLOT_A), "Backend", "s", "pseries-rtas");
+	assert_string_prop(SLOT(PATH_SLOT_B), "Backend", "s", "");
 	ck_assert_uint_eq(get_number(SLOT(PATH_SLOT_A), "Disabled", 'b'), 0);
 
 	assert_array_prop(SLOT(PATH_SLOT_B), "ResetTypes", 's', "hot");
@@ -1413,7 +1416,7 @@ START_TEST(test_properties_changed)
 	m = next_signal(PATH_SLOT_A, "org.freedesktop.DBus.Properties", "PropertiesChanged");
 	assert_properties_changed(m, PCIERR_BUS_SLOT_IFACE,
 				  "State,Step,Stuck,Devices,LastResult,LastDurationUSec,"
-				  "LastRecoveryUSec,LastMessage,Disabled");
+				  "LastRecoveryUSec,LastMessage,Disabled,Backend");
 
 	/* a slot whose path the bus layer derives */
 	slot_b.state = PCIERR_PE_STATE_RESET;
@@ -1421,7 +1424,7 @@ START_TEST(test_properties_changed)
 	m = next_signal(PATH_SLOT_B, "org.freedesktop.DBus.Properties", "PropertiesChanged");
 	assert_properties_changed(m, PCIERR_BUS_SLOT_IFACE,
 				  "State,Step,Stuck,Devices,LastResult,LastDurationUSec,"
-				  "LastRecoveryUSec,LastMessage,Disabled");
+				  "LastRecoveryUSec,LastMessage,Disabled,Backend");
 
 	ck_assert_int_ge(bus_device_changed(&dev_a1), 0);
 	m = next_signal(PATH_DEV_A1, "org.freedesktop.DBus.Properties", "PropertiesChanged");

@@ -21,9 +21,12 @@ UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
 # the tests' strict JSON parser (cksuite-ctl.c; also build/json-check)
 UNIT_TOOL_SRCS := tests/tools/json-parse.c
+# the shim's pure pseries part (cksuite-pseries.c)
+UNIT_SHIM_SRCS := kernel/pcierr_shim/pseries-rtas.c
 UNIT_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_SRCS) $(UNIT_TOOL_SRCS)) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(UNIT_DAEMON_SRCS)) \
-	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS))
+	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS)) \
+	$(patsubst kernel/pcierr_shim/%.c,$(BUILD)/$(UNIT_DIR)/shim/%.o,$(UNIT_SHIM_SRCS))
 UNIT_BIN   := $(BUILD)/tests/check-all
 UNIT_CFLAGS := $(CFLAGS) $(NL_CFLAGS) $(CHECK_CFLAGS) $(SQLITE_CFLAGS) $(SYSTEMD_CFLAGS) -I$(CURDIR)/$(LIBPCIERR_DIR) -MMD -MP
 
@@ -49,6 +52,10 @@ $(BUILD)/tests/tools/%.o: tests/tools/%.c
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
 $(BUILD)/$(UNIT_DIR)/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+$(BUILD)/$(UNIT_DIR)/shim/%.o: kernel/pcierr_shim/%.c
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 

@@ -38,8 +38,9 @@ blk_stats sym "$INJ_T0" "$INJ_T1"
 dmesg | tail -n +"$((klines + 1))" | grep -E 'sym0|scsi|sd |pcierr' | head -n 40 | sed 's/^/  | /'
 
 row "$DEV" sym53c8xx "$handlers" "$rec_mode" "$(ms "$fin_usec")" \
-	"reads $bk_before" "$bk_during" "$bk_after (first +$bk_resume_ms ms)" \
-	"wrong bytes: $bk_bad; disk checked after"
+	"reads $bk_before" "$bk_during (longest read $bk_longest_ms ms)" "$bk_after (first +$bk_resume_ms ms)" \
+	"wrong bytes: $bk_bad$([ "$bk_hung" = 1 ] && echo '; I/O HUNG')"
+[ "$bk_hung" = 0 ] || fail "the reader's I/O is stuck after the recovery (blkpat did not stop within 60 s)"
 expect "RecoveryStarted mode" "$rec_mode" callbacks
 expect "RecoveryFinished" "$fin_result" recovered
 expect "pcierrctl inject exit status" "$INJ_RC" 0

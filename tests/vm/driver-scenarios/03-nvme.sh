@@ -57,8 +57,10 @@ printf '%s\n' "$kl" | grep -E 'nvme' | head -n 30 | sed 's/^/  | /'
 
 sum=$(grep '^summary ' "$TMP/blk.nvme")
 row "$DEV" nvme "$handlers" "$rec_mode" "$(ms "$fin_usec")" \
-	"reads $bk_before" "$bk_during" "$bk_after (first +$bk_resume_ms ms)" \
-	"wrong bytes: $bk_bad; writes $(kv write_ok "$sum") ok/$(kv write_err "$sum") failed, final pass bad $(kv final_bad "$sum"); $resets controller reset(s)"
+	"reads $bk_before" "$bk_during (longest op $bk_longest_ms ms)" "$bk_after (first +$bk_resume_ms ms)" \
+	"wrong bytes: $bk_bad; writes $(kv write_ok "$sum") ok/$(kv write_err "$sum") failed, final pass bad $(kv final_bad "$sum"); $resets controller reset(s)$([ "$bk_hung" = 1 ] && echo '; I/O HUNG')"
+expect "nvme: controller resets (nvme_reset_work runs)" "$resets" 1
+[ "$bk_hung" = 0 ] || fail "the I/O is stuck after the recovery (blkpat did not stop within 60 s)"
 expect "RecoveryStarted mode" "$rec_mode" callbacks
 expect "RecoveryFinished" "$fin_result" recovered
 expect "pcierrctl inject exit status" "$INJ_RC" 0
@@ -68,7 +70,6 @@ expect "nvme: 'frozen state error detected' lines" \
 	"$(printf '%s\n' "$kl" | grep -c 'frozen state error detected, reset controller')" 1
 expect "nvme: slot_reset's 'restart after slot reset'" \
 	"$(printf '%s\n' "$kl" | grep -c 'restart after slot reset')" 1
-expect "nvme: controller resets (nvme_reset_work runs)" "$resets" 1
 expect "reads and read-backs that returned wrong bytes" "$bk_bad" 0
 expect "reads started after RecoveryFinished that were not right" "$bk_after_bad" 0
 expect "read-backs of successful writes that were wrong" "$(kv readback_bad "$sum")" 0

@@ -61,6 +61,7 @@ back_ms=$(( ($(now_ns) - INJ_T1) / 1000000 ))
 new=$(disk_of "$DEV")
 ok "$DEV rebound to megaraid_sas, its disk back as /dev/$new $back_ms ms after RecoveryFinished"
 blk_stop megasas 60
+[ "$bk_hung" = 0 ] || fail "the reader's I/O on the removed disk is stuck (blkpat did not stop within 60 s)"
 blk_stats megasas "$INJ_T0" "$INJ_T1"
 expect "reads that returned wrong bytes" "$bk_bad" 0
 run "$BLKPAT" check "/dev/$new" 0 "$DISK_MEGASAS_SECTORS"

@@ -7,6 +7,7 @@
 #   (source inject), RecoveryStarted (callbacks), RecoveryStep
 #   error_detected (need_reset) -> reset -> slot_reset (recovered) ->
 #   resume, in this order, RecoveryFinished recovered with a duration > 0;
+#   the Slot's Backend is generic (x86);
 #   the Device's FreezeCount is 1, the Slot's LastResult recovered, the
 #   channel state normal; the NIC works afterwards (driver bound, carrier,
 #   sane registers read through the driver).
@@ -35,6 +36,8 @@ expect_prop dev "$DEV" DeviceName "82574L Gigabit Network Connection"
 expect_prop slot "$PE" State normal
 expect_prop slot "$PE" Step idle
 expect_prop slot "$PE" LastResult ""
+# who recovers it (docs/pseries.md): on x86 always the generic backend
+expect_prop slot "$PE" Backend generic
 h=$(dev_prop "$DEV" Handlers)
 echo "  Handlers: $h"
 case "$h" in *'"error_detected"'*'"slot_reset"'*) ;; *) fail "Handlers of the e1000e lack error_detected/slot_reset: $h" ;; esac

@@ -272,6 +272,10 @@ enum pcierr_attr {
 	PCIERR_A_PAD,			/* alignment padding for u64 */
 	PCIERR_A_PE_ID,			/* u64: the PE's identity, never 0 */
 	PCIERR_A_LAST_OP,		/* nest of PCIERR_A_*: the last operation */
+	PCIERR_A_BACKEND,		/* u32: enum pcierr_backend (GET_PE) */
+	PCIERR_A_ERROR_DETAIL,		/* binary: the platform's error log */
+	PCIERR_A_ERROR_DETAIL_STATUS,	/* s32: the platform call's status */
+	PCIERR_A_ERROR_DETAIL_SEVERITY,	/* u32: enum pcierr_detail_severity */
 	__PCIERR_A_MAX
 };
 #define PCIERR_A_MAX (__PCIERR_A_MAX - 1)
@@ -404,5 +408,54 @@ enum pcierr_stat {
 	__PCIERR_STAT_MAX
 };
 #define PCIERR_STAT_MAX (__PCIERR_STAT_MAX - 1)
+
+/*
+ * Which mechanism recovers a PE (PCIERR_A_BACKEND of GET_PE):
+ * GENERIC is the PCI core's secondary bus reset / FLR with the software
+ * freeze; RTAS is pseries firmware (ibm,set-slot-reset and friends); EEH
+ * means the kernel's own EEH owns the PE and recovers it itself: pcierr
+ * only observes it (PCIERR_A_RESET_TYPES is 0, so RESET fails with
+ * EOPNOTSUPP; INJECT fails with EBUSY; an all-ones check goes to the
+ * kernel's EEH).
+ * On pseries a GENERIC PE also lists FUNDAMENTAL: only firmware can do
+ * one there, so it is asked, and its refusal is the RESET's errno
+ * (ENXIO for "no EEH on this PE"). RESET of an RTAS PE is
+ * ibm,set-slot-reset (fundamental falls back to hot where firmware has
+ * none), held and settled (module parameters pseries_reset_hold_ms, 250,
+ * and pseries_reset_settle_ms, 1800), the wait until firmware reports the
+ * PE available, ibm,configure-pe, then the healthy config space. A
+ * firmware status that is not success is the OP_DONE's errno: -3
+ * (parameter error: no EEH on this PE) ENXIO, -8 (no such reset)
+ * EOPNOTSUPP, -1 EIO, busy beyond 5 s EBUSY; "unavailable for good"
+ * ENODEV; not available within pseries_avail_max_ms ETIMEDOUT.
+ * docs/pseries.md.
+ */
+enum pcierr_backend {
+	PCIERR_BACKEND_UNSPEC,
+	PCIERR_BACKEND_GENERIC,
+	PCIERR_BACKEND_RTAS,
+	PCIERR_BACKEND_EEH,
+	__PCIERR_BACKEND_MAX
+};
+#define PCIERR_BACKEND_MAX (__PCIERR_BACKEND_MAX - 1)
+
+/*
+ * Platform error detail (pseries: ibm,slot-error-detail), in EVENT (a
+ * FROZEN event asks for the temporary log, a PERM_FAILURE one for the
+ * permanent log) and in OP_DONE of DISABLE (permanent):
+ * PCIERR_A_ERROR_DETAIL_SEVERITY says which was asked for,
+ * PCIERR_A_ERROR_DETAIL_STATUS is the firmware's status (0 success, 1 no
+ * error log, negative: refused, e.g. -3 for a PE without EEH), and
+ * PCIERR_A_ERROR_DETAIL the raw log (an RTAS error log: 8-byte header,
+ * big-endian) when there was one. Absent where the platform has no such
+ * call.
+ */
+enum pcierr_detail_severity {
+	PCIERR_DETAIL_UNSPEC,
+	PCIERR_DETAIL_TEMPORARY,
+	PCIERR_DETAIL_PERMANENT,
+	__PCIERR_DETAIL_MAX
+};
+#define PCIERR_DETAIL_SEVERITY_MAX (__PCIERR_DETAIL_MAX - 1)
 
 #endif /* _UAPI_LINUX_PCIERR_H */
