@@ -2,6 +2,8 @@
 /* pcierrd: the state writer thread (state-writer.h) */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +137,10 @@ static void commit_batch(struct state_writer *w, struct job *batch, uint64_t *ok
 static void *worker(void *userdata)
 {
 	struct state_writer *w = userdata;
+	/* the recovery's thread goes first on a busy CPU (a one-CPU machine
+	 * would otherwise run SQLite between two recovery steps); nice, not
+	 * SCHED_IDLE: under a saturated CPU the writes must still get done */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
