@@ -606,7 +606,7 @@ struct big {
 	struct pcierr_metrics m;
 	struct pcierr_metrics_device *devs;
 	struct pcierr_metrics_pe *pes;
-	char (*addr)[20];
+	char (*addr)[48];
 };
 
 static void big_init(struct big *b, size_t n)

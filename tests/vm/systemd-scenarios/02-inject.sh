@@ -104,7 +104,7 @@ jexpect "$json" "Manager.Version" "$(mgr_prop Version)"
 ctl_json status "$DEV"
 expect "pcierrctl --json status $DEV exit status" "$rc" 0
 json_valid "$json" "pcierrctl --json status $DEV"
-jexpect "$json" slots "array 1"
+jexpect "$json" Slots "array 1"
 jexpect "$json" "Slots[0].Address" "$PE"
 jexpect "$json" "$d.FreezeCount" $((fc0 + 1))
 
