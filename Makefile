@@ -66,6 +66,8 @@ include tests/unit/unit.mk
 include systemd/systemd.mk
 include tests/vm/vm.mk
 include tests/fuzz/fuzz.mk
+include tests/ppc/ppc.mk
+include bench/bench.mk
 
 check: deps
 	$(MAKE) all
@@ -76,9 +78,11 @@ check: deps
 	$(MAKE) fuzz-check
 	$(MAKE) abuse-check
 	$(MAKE) install-check
+	$(MAKE) bench-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
 	$(MAKE) vm-drivers-check
+	$(MAKE) ppc-boot-check
 
 demo: deps
 	$(MAKE) all

@@ -126,8 +126,11 @@ static void query_conclude(struct query *q, sd_bus_message *reply)
 	int authorized, challenge, r;
 
 	if (e) {
+		/* not installed, or cannot be started: root only */
 		if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-					   SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+					   SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+		    (e->name && strncmp(e->name, "org.freedesktop.DBus.Error.Spawn.",
+					strlen("org.freedesktop.DBus.Error.Spawn.")) == 0))
 			q->result = refuse_root_only(&q->error, q->action,
 						     "polkitd is not installed or not running");
 		else

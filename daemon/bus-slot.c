@@ -82,6 +82,33 @@ static int property_get_reset_types(sd_bus *bus, const char *path,
 	return sd_bus_message_close_container(reply);
 }
 
+/* Who recovers the slot: "generic" (the PCI core's resets, the shim's
+ * software freeze), "pseries-rtas" (firmware), "kernel-eeh" (the
+ * kernel's own EEH; pcierr only observes), "" if the shim did not say. */
+static int property_get_backend(sd_bus *bus, const char *path,
+				const char *interface, const char *property,
+				sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	const struct slot *s = userdata;
+	const char *name = "";
+
+	switch (s->backend) {
+	case PCIERR_BACKEND_GENERIC:
+		name = "generic";
+		break;
+	case PCIERR_BACKEND_RTAS:
+		name = "pseries-rtas";
+		break;
+	case PCIERR_BACKEND_EEH:
+		name = "kernel-eeh";
+		break;
+	default:
+		break;
+	}
+	return sd_bus_message_append_basic(reply, 's', name);
+}
+
 static int property_get_state(sd_bus *bus, const char *path,
 			      const char *interface, const char *property,
 			      sd_bus_message *reply, void *userdata,
@@ -157,7 +184,7 @@ const sd_bus_vtable bus_slot_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Address", "s", bus_property_get_chars,
 			offsetof(struct slot, addr), CONST),
-	SD_BUS_PROPERTY("ResetTypes", "as", property_get_reset_types, 0, CONST),
+	SD_BUS_PROPERTY("ResetTypes", "as", property_get_reset_types, 0, EMITS),
 	SD_BUS_PROPERTY("State", "s", property_get_state, 0, EMITS),
 	SD_BUS_PROPERTY("Step", "s", property_get_step, 0, EMITS),
 	SD_BUS_PROPERTY("Stuck", "b", property_get_stuck, 0, EMITS),
@@ -171,6 +198,7 @@ const sd_bus_vtable bus_slot_vtable[] = {
 	SD_BUS_PROPERTY("LastMessage", "s", bus_property_get_chars,
 			offsetof(struct slot, status.message), EMITS),
 	SD_BUS_PROPERTY("Disabled", "b", property_get_disabled, 0, EMITS),
+	SD_BUS_PROPERTY("Backend", "s", property_get_backend, 0, EMITS),
 	SD_BUS_VTABLE_END
 };
 

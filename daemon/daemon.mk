@@ -11,20 +11,28 @@ PCIERRD      := $(BUILD)/pcierrd
 PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c \
 	daemon/log.c daemon/policy.c daemon/config.c daemon/state.c \
-	daemon/metrics.c daemon/uevent.c \
-	$(sort $(wildcard daemon/bus-*.c))
+	daemon/metrics.c daemon/uevent.c daemon/kernel-ops.c daemon/addrmap.c \
+	daemon/state-writer.c \
+	$(sort $(wildcard daemon/bus-*.c)) \
+	kernel/pcierr_shim/pseries-rtas.c
 PCIERRD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(PCIERRD_SRCS))
 PCIERRD_PKGS := libsystemd libudev sqlite3
 PCIERRD_CFLAGS := $(CFLAGS) $(NL_CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PCIERRD_PKGS) 2>/dev/null) \
 	-DPCIERR_VERSION='"$(LIBPCIERR_VERSION)"' -MMD -MP
-PCIERRD_LIBS := $(shell $(PKG_CONFIG) --libs $(PCIERRD_PKGS) 2>/dev/null) $(NL_LIBS)
+PCIERRD_LIBS := $(shell $(PKG_CONFIG) --libs $(PCIERRD_PKGS) 2>/dev/null) $(NL_LIBS) -pthread
 
 .PHONY: pcierrd
 all: pcierrd
 pcierrd: $(PCIERRD)
 
 $(BUILD)/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(CC) $(PCIERRD_CFLAGS) -c -o $@ $<
+
+# the shim's pure pseries part (GPL-2.0 OR MIT): the RTAS error log's
+# header, decoded for the journal (docs/pseries.md)
+$(BUILD)/kernel/pcierr_shim/%.o: kernel/pcierr_shim/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PCIERRD_CFLAGS) -c -o $@ $<
 

@@ -12,6 +12,7 @@
 #include <net/genetlink.h>
 
 #include "internal.h"
+#include "platform.h"
 
 static DECLARE_RWSEM(pcierr_nl_sem);
 static bool pcierr_nl_up;		/* pcierr_nl_sem */
@@ -317,7 +318,8 @@ static int pcierr_fill_pe(struct sk_buff *skb, struct pcierr_pe *pe,
 	    nla_put_u32(skb, PCIERR_A_PE_STATE, state) ||
 	    nla_put_u32(skb, PCIERR_A_PE_FLAGS, pcierr_pe_flags(pe)) ||
 	    nla_put_u32(skb, PCIERR_A_RESET_TYPES,
-			pcierr_pe_reset_types(pe)) ||
+			pcierr_platform_reset_types(pe, pcierr_pe_reset_types(pe))) ||
+	    nla_put_u32(skb, PCIERR_A_BACKEND, pcierr_platform_backend(pe)) ||
 	    nla_put_u32(skb, PCIERR_A_GENERATION, pcierr_topo_gen()) ||
 	    nla_put_u32(skb, PCIERR_A_WATCH_INTERVAL_MS, watch) ||
 	    pcierr_fill_last_op(skb, &last))
@@ -499,6 +501,12 @@ static int pcierr_nl_inject(struct sk_buff *skb, struct genl_info *info)
 		ret = -EINVAL;
 		goto out;
 	}
+	if (pcierr_platform_owned(dev)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
+				    "the kernel's EEH owns this device's PE");
+		ret = -EBUSY;
+		goto out;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		ret = -ENOMEM;
@@ -637,7 +645,7 @@ static int pcierr_reset_check(struct pcierr_pe *pe, struct pcierr_op *op,
 	u32 types;
 
 	mutex_lock(&pcierr_topo_lock);
-	types = pcierr_pe_reset_types(pe);
+	types = pcierr_platform_reset_types(pe, pcierr_pe_reset_types(pe));
 	mutex_unlock(&pcierr_topo_lock);
 	if (types & BIT(op->reset_type))
 		return 0;
@@ -826,6 +834,7 @@ void pcierr_nl_event(const struct pcierr_event_info *ev)
 		nlmsg_free(msg);
 		return;
 	}
+	pcierr_platform_fill_event(msg, ev);
 	genlmsg_end(msg, hdr);
 	pcierr_nl_multicast(msg);
 }
@@ -892,6 +901,7 @@ void pcierr_nl_op_done(const struct pcierr_op *op)
 	    nla_put_u32(msg, PCIERR_A_ERRNO, -op->err) ||
 	    nla_put_u32(msg, PCIERR_A_PE_STATE, op->pe_state))
 		goto nospace;
+	pcierr_platform_fill_op(msg, op);
 	genlmsg_end(msg, hdr);
 	pcierr_nl_multicast(msg);
 	return;
@@ -900,6 +910,17 @@ nospace:
 	pr_warn("PE %s: OP_DONE %llu too large, not sent\n", op->pe->name,
 		op->id);
 	nlmsg_free(msg);
+}
+
+/* Is anybody subscribed to the events group? (the owner timeout) */
+bool pcierr_nl_has_listeners(void)
+{
+	bool ret;
+
+	down_read(&pcierr_nl_sem);
+	ret = pcierr_nl_up && genl_has_listeners(&pcierr_family, &init_net, 0);
+	up_read(&pcierr_nl_sem);
+	return ret;
 }
 
 int pcierr_nl_init(void)

@@ -26,6 +26,11 @@
  *	ones (or zero) the device is unreachable, a failure is reported with
  *	source PCIERR_SOURCE_CHECK and 1 is returned; else the all-ones value
  *	was genuine, a false positive is counted and 0 is returned.
+ *	On pseries the platform decides first (docs/pseries.md): a PE the
+ *	kernel's EEH owns goes to eeh_dev_check_failure(); a PE firmware
+ *	knows is judged by ibm,read-slot-reset-state2 (stopped: frozen;
+ *	unavailable: perm_failure with firmware's time; an empty slot's
+ *	perm_failure and a healthy state: false positives).
  *   pcierr_check_value(pdev, val)
  *	The same for any 32-bit value read from @pdev: only an all-ones value
  *	leads to the check above. Both count PCIERR_STAT_CHECKS; only

@@ -37,6 +37,7 @@ enum kind {
 	K_STR,		/* NUL-terminated, at most .max bytes with the NUL */
 	K_NEST,
 	K_PAD,		/* u64 alignment padding: ignored */
+	K_BIN,		/* bytes, at most .max */
 };
 
 struct spec {
@@ -72,6 +73,10 @@ static const struct spec pe_attrs[__PCIERR_A_MAX] = {
 	[PCIERR_A_PAD]			= { K_PAD },
 	[PCIERR_A_PE_ID]		= { K_U64 },
 	[PCIERR_A_LAST_OP]		= { K_NEST },
+	[PCIERR_A_BACKEND]		= { K_U32 },
+	[PCIERR_A_ERROR_DETAIL]		= { K_BIN, PCIERR_DETAIL_MAX },
+	[PCIERR_A_ERROR_DETAIL_STATUS]	= { K_U32 },
+	[PCIERR_A_ERROR_DETAIL_SEVERITY] = { K_U32 },
 };
 
 static const struct spec dev_attrs[__PCIERR_DEV_A_MAX] = {
@@ -148,6 +153,10 @@ static int attrs_parse(const void *head, size_t len, const struct spec *spec,
 				return -EBADMSG;
 			break;
 		case K_NEST:
+			break;
+		case K_BIN:
+			if (alen > spec[type].max)
+				return -EBADMSG;
 			break;
 		default:
 			return -EBADMSG;
@@ -238,6 +247,26 @@ static uint16_t opt_u16(const struct nlattr *nla)
 
 /* ------------------------------------------------------------------ */
 
+static int parse_detail(const struct nlattr **tb, struct pcierr_error_detail *d)
+{
+	uint32_t v;
+	int r;
+
+	if (!tb[PCIERR_A_ERROR_DETAIL_SEVERITY])
+		return 0;
+	r = get_enum(tb[PCIERR_A_ERROR_DETAIL_SEVERITY], true,
+		     PCIERR_DETAIL_SEVERITY_MAX, &v);
+	if (r < 0)
+		return r;
+	d->severity = v;
+	d->status = (int32_t)opt_u32(tb[PCIERR_A_ERROR_DETAIL_STATUS]);
+	if (tb[PCIERR_A_ERROR_DETAIL]) {
+		d->len = nla_len(tb[PCIERR_A_ERROR_DETAIL]);
+		memcpy(d->data, nla_data(tb[PCIERR_A_ERROR_DETAIL]), d->len);
+	}
+	return 0;
+}
+
 static int parse_event(const struct nlattr **tb, struct pcierr_event *e)
 {
 	uint32_t v;
@@ -265,7 +294,7 @@ static int parse_event(const struct nlattr **tb, struct pcierr_event *e)
 	e->time_unavail_ms = opt_u32(tb[PCIERR_A_TIME_UNAVAIL_MS]);
 	e->timestamp_ns = opt_u64(tb[PCIERR_A_TIMESTAMP_NS]);
 	e->error_gen = opt_u32(tb[PCIERR_A_ERROR_GEN]);
-	return 0;
+	return parse_detail(tb, &e->detail);
 }
 
 static int parse_results(const struct nlattr *nest, struct pcierr_op_done *d)
@@ -348,6 +377,9 @@ static int parse_op_done(const struct nlattr **tb, struct pcierr_op_done *d)
 		return r;
 	d->pe_state = v;
 	d->duration_ns = opt_u64(tb[PCIERR_A_DURATION_NS]);
+	r = parse_detail(tb, &d->detail);
+	if (r < 0)
+		return r;
 	if (tb[PCIERR_A_RESULTS])
 		return parse_results(tb[PCIERR_A_RESULTS], d);
 	return 0;
@@ -579,6 +611,10 @@ int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *re
 	pe.reset_types = opt_u32(tb[PCIERR_A_RESET_TYPES]);
 	pe.generation = opt_u32(tb[PCIERR_A_GENERATION]);
 	pe.watch_interval_ms = opt_u32(tb[PCIERR_A_WATCH_INTERVAL_MS]);
+	r = get_enum(tb[PCIERR_A_BACKEND], false, PCIERR_BACKEND_MAX, &v);
+	if (r < 0)
+		return r;
+	pe.backend = v;
 
 	if (tb[PCIERR_A_PE_DEVICES]) {
 		NEST_FOREACH(pos, tb[PCIERR_A_PE_DEVICES], rem)

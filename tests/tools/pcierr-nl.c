@@ -1021,6 +1021,30 @@ static int malformed_send(struct nl_sock *sk, int family, const struct malformed
 	return -err;
 }
 
+/* A raw generic netlink socket and the family's id, bypassing libpcierr:
+ * 0, or an exit status (the error printed). */
+static int raw_socket(struct nl_sock **ret, int *family)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int r;
+
+	if (!sk)
+		return fail(-ENOMEM, NULL);
+	r = genl_connect(sk);
+	if (r >= 0)
+		r = genl_ctrl_resolve(sk, PCIERR_GENL_NAME);
+	if (r < 0) {
+		nl_socket_free(sk);
+		if (r == -NLE_OBJ_NOTFOUND)
+			return fail(-EPROTONOSUPPORT, NULL);
+		fprintf(stderr, "%s: %s: %s\n", PROG, cmd_name, nl_geterror(r));
+		return EXIT_FAILURE;
+	}
+	*family = r;
+	*ret = sk;
+	return 0;
+}
+
 static int cmd_malformed(int argc, char **argv)
 {
 	struct nl_sock *sk;
@@ -1028,23 +1052,9 @@ static int cmd_malformed(int argc, char **argv)
 
 	if (argc != 1)
 		return usage_msg("takes no arguments");
-	sk = nl_socket_alloc();
-	if (!sk)
-		return fail(-ENOMEM, NULL);
-	r = genl_connect(sk);
-	if (r < 0) {
-		nl_socket_free(sk);
-		fprintf(stderr, "%s: %s: %s\n", PROG, cmd_name, nl_geterror(r));
-		return EXIT_FAILURE;
-	}
-	family = genl_ctrl_resolve(sk, PCIERR_GENL_NAME);
-	if (family < 0) {
-		nl_socket_free(sk);
-		if (family == -NLE_OBJ_NOTFOUND)
-			return fail(-EPROTONOSUPPORT, NULL);
-		fprintf(stderr, "%s: %s: %s\n", PROG, cmd_name, nl_geterror(family));
-		return EXIT_FAILURE;
-	}
+	r = raw_socket(&sk, &family);
+	if (r)
+		return r;
 	/* acks are asked for in each message */
 	nl_socket_disable_auto_ack(sk);
 
@@ -1105,14 +1115,10 @@ static int cmd_dump_parts(int argc, char **argv)
 
 	if (argc != 1)
 		return usage_msg("takes no arguments");
-	sk = nl_socket_alloc();
-	if (!sk)
-		return fail(-ENOMEM, NULL);
-	r = genl_connect(sk);
-	if (r >= 0)
-		r = family = genl_ctrl_resolve(sk, PCIERR_GENL_NAME);
-	if (r >= 0)
-		r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_part, &n);
+	r = raw_socket(&sk, &family);
+	if (r)
+		return r;
+	r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_part, &n);
 	if (r >= 0)
 		r = genl_send_simple(sk, family, PCIERR_CMD_GET_PE, PCIERR_GENL_VERSION, NLM_F_DUMP);
 	if (r >= 0)
@@ -1161,6 +1167,9 @@ static void print_usage(FILE *f)
 	fprintf(f, "Usage: %s COMMAND [ARGS...]\n\nCommands:\n", PROG);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nEvery command that changes state (inject ... watch) also takes --pe-id ID,\n"
+		"the PE id it expects (ESTALE if the PE changed since); without it the\n"
+		"current id is looked up first (GET_PE).\n");
 	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage, 3 timed out waiting for an operation,\n"
 		"4 the kernel module went away (listen: after 'family_removed'; an operation's\n"
 		"wait: its completion will never come).\n");

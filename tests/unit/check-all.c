@@ -28,6 +28,7 @@ int main(void)
 		suite_bus,
 		suite_ctl,
 		suite_polkit,
+		suite_pseries,
 	};
 	SRunner *sr = NULL;
 	int failed;

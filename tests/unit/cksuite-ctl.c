@@ -614,6 +614,38 @@ static const char status_ascii[] =
 	"`-0000:03:00.0  8139too  perm_failure  6/5  Realtek Semiconductor Co., Ltd. Device [10ec:8139]\n"
 	"    disabled: too many freezes: please reseat or replace the card\n";
 
+/* The slot's Backend, where pcierrd says it (docs/pseries.md) */
+START_TEST(test_status_backend)
+{
+	struct ctl_style plain = {};
+	struct ctl_slot *s;
+	struct capture c;
+	char *out;
+
+	build_model();
+	s = (struct ctl_slot *)ctl_model_find_slot(&model, "0000:00:02.0");
+	ck_assert_ptr_nonnull(s);
+	s->backend = (char *)"pseries-rtas";
+	ck_assert_int_eq(ctl_render_status(capture_start(&c), &plain, &model, "0000:00:02.0",
+					   false, T0), 0);
+	out = capture_end(&c);
+	assert_contains(out, "* 0000:00:02.0  frozen, error_detected, stuck; last recovery: "
+			"recovered in 1.234s, 1h ago; recovered by pseries RTAS\n");
+	free(out);
+	ck_assert_int_eq(ctl_render_show(capture_start(&c), s, NULL), 0);
+	out = capture_end(&c);
+	assert_contains(out, "Disabled=no\nBackend=pseries-rtas\n");
+	free(out);
+	s->backend = (char *)"generic";
+	ck_assert_int_eq(ctl_render_status(capture_start(&c), &plain, &model, "0000:00:02.0",
+					   false, T0), 0);
+	out = capture_end(&c);
+	assert_contains(out, "; recovered by generic PCIe\n");
+	free(out);
+	s->backend = NULL;
+}
+END_TEST
+
 START_TEST(test_status_text)
 {
 	struct ctl_style plain = {}, fancy = { .color = true, .utf8 = true };
@@ -1836,6 +1868,7 @@ Suite *suite_ctl(void)
 	tcase_add_test(tc, test_model);
 	tcase_add_test(tc, test_model_free);
 	tcase_add_test(tc, test_status_text);
+	tcase_add_test(tc, test_status_backend);
 	tcase_add_test(tc, test_status_json);
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_show);

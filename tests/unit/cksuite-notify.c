@@ -52,6 +52,65 @@ START_TEST(test_event)
 }
 END_TEST
 
+/* pseries: the platform error detail an EVENT carries (docs/pseries.md) */
+START_TEST(test_event_detail)
+{
+	static const uint8_t log[12] = { 0x06, 0x84, 0x23, 0x40, 0, 0, 0, 4, 1, 2, 3, 4 };
+	static uint8_t big[PCIERR_DETAIL_MAX + 1];
+	struct pcierr_notification *n = NULL;
+	struct nl_msg *m;
+
+	/* none: not pseries */
+	m = ck_build_event(1);
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_int_eq(n->event.detail.severity, PCIERR_DETAIL_UNSPEC);
+	pcierr_notification_free(n);
+	free_msg(&m);
+
+	/* refused by firmware (QEMU: no EEH): a status, no bytes */
+	m = ck_build_event(2);
+	ck_put_u32(m, 0, PCIERR_A_ERROR_DETAIL_SEVERITY, PCIERR_DETAIL_TEMPORARY);
+	ck_put_u32(m, 0, PCIERR_A_ERROR_DETAIL_STATUS, (uint32_t)-3);
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_int_eq(n->event.detail.severity, PCIERR_DETAIL_TEMPORARY);
+	ck_assert_int_eq(n->event.detail.status, -3);
+	ck_assert_uint_eq(n->event.detail.len, 0);
+	pcierr_notification_free(n);
+	free_msg(&m);
+
+	/* a log */
+	m = ck_build_event(3);
+	ck_put_u32(m, 0, PCIERR_A_ERROR_DETAIL_SEVERITY, PCIERR_DETAIL_PERMANENT);
+	ck_put_u32(m, 0, PCIERR_A_ERROR_DETAIL_STATUS, 0);
+	ck_assert_int_eq(nla_put(m, PCIERR_A_ERROR_DETAIL, sizeof(log), log), 0);
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_int_eq(n->event.detail.severity, PCIERR_DETAIL_PERMANENT);
+	ck_assert_int_eq(n->event.detail.status, 0);
+	ck_assert_uint_eq(n->event.detail.len, sizeof(log));
+	ck_assert_mem_eq(n->event.detail.data, log, sizeof(log));
+	pcierr_notification_free(n);
+	free_msg(&m);
+
+	/* too long: malformed; severity 0: malformed */
+	m = ck_build_event(4);
+	ck_put_u32(m, 0, PCIERR_A_ERROR_DETAIL_SEVERITY, PCIERR_DETAIL_TEMPORARY);
+	ck_assert_int_eq(nla_put(m, PCIERR_A_ERROR_DETAIL, sizeof(big), big), 0);
+	ck_assert_int_eq(parse(m, &n), -EBADMSG);
+	free_msg(&m);
+	m = ck_build_event(5);
+	ck_put_u32(m, 0, PCIERR_A_ERROR_DETAIL_SEVERITY, 0);
+	ck_assert_int_eq(parse(m, &n), -EBADMSG);
+	free_msg(&m);
+	/* a severity a newer module has: carried, not refused (ABI v2) */
+	m = ck_build_event(6);
+	ck_put_u32(m, 0, PCIERR_A_ERROR_DETAIL_SEVERITY, 3);
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_int_eq(n->event.detail.severity, 3);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
 START_TEST(test_op_done_report)
 {
 	struct nl_msg *m = ck_build_op_done(7, PCIERR_CMD_REPORT);
@@ -608,6 +667,7 @@ Suite *suite_notify(void)
 
 	tc = tcase_create("good");
 	tcase_add_test(tc, test_event);
+	tcase_add_test(tc, test_event_detail);
 	tcase_add_test(tc, test_op_done_report);
 	tcase_add_loop_test(tc, test_op_done_other, 0, ARRAY_SIZE(other_ops));
 	tcase_add_test(tc, test_overflow);

@@ -363,6 +363,12 @@ START_TEST(test_polkit_fails)
 	call_do(&c);
 	assert_refused(&c, SD_BUS_ERROR_ACCESS_DENIED, "Could not ask polkit");
 	ck_assert_uint_eq(done_calls, 0);
+
+	/* polkitd could not be started by the bus: as if not installed */
+	pk.error = "org.freedesktop.DBus.Error.Spawn.ChildExited";
+	call_do(&c);
+	assert_refused(&c, SD_BUS_ERROR_ACCESS_DENIED, "Only root may inject errors.");
+	ck_assert_uint_eq(done_calls, 0);
 }
 END_TEST
 

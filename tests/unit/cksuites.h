@@ -15,5 +15,6 @@ Suite *suite_uevent(void);
 Suite *suite_bus(void);
 Suite *suite_ctl(void);
 Suite *suite_polkit(void);
+Suite *suite_pseries(void);
 
 #endif /* PCIERR_CKSUITES_H */

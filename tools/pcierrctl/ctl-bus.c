@@ -178,6 +178,7 @@ static const struct prop_map slot_map[] = {
 	S("LastRecoveryUSec", PROP_U64, last_recovery_usec),
 	S("LastMessage", PROP_STRING, last_message),
 	S("Disabled", PROP_BOOL, disabled),
+	S("Backend", PROP_STRING, backend),
 	{}
 };
 #undef S

@@ -31,6 +31,7 @@ void ctl_slot_done(struct ctl_slot *s)
 	strv_free(s->devices);
 	free(s->last_result);
 	free(s->last_message);
+	free(s->backend);
 	*s = (struct ctl_slot) {};
 }
 

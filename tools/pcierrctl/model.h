@@ -45,6 +45,7 @@ struct ctl_slot {
 	uint64_t last_recovery_usec;
 	char *last_message;
 	bool disabled;
+	char *backend;			/* generic, pseries-rtas, kernel-eeh */
 };
 
 /* org.pcierr1.Device */

@@ -213,6 +213,18 @@ static enum ctl_color slot_color(const struct ctl_slot *s)
 }
 
 /* "frozen, error_detected, stuck; last recovery: recovered in 1.234s, 1h ago" */
+/* The Slot's Backend property, for people. */
+static const char *ctl_backend_name(const char *backend)
+{
+	if (strcmp(backend, "generic") == 0)
+		return "generic PCIe";
+	if (strcmp(backend, "pseries-rtas") == 0)
+		return "pseries RTAS";
+	if (strcmp(backend, "kernel-eeh") == 0)
+		return "kernel EEH";
+	return backend;
+}
+
 static void slot_summary(char *buf, size_t size, const struct ctl_style *st,
 			 const struct ctl_slot *s, uint64_t now_usec)
 {
@@ -241,7 +253,10 @@ static void slot_summary(char *buf, size_t size, const struct ctl_style *st,
 				      ctl_format_relative(rel, sizeof(rel), s->last_recovery_usec, now_usec) :
 				      "-");
 	if (n < size && s->disabled)
-		snprintf(buf + n, size - n, " (pcierrctl enable %s)", strempty(s->address));
+		n += (size_t)snprintf(buf + n, size - n, " (pcierrctl enable %s)",
+				      strempty(s->address));
+	if (n < size && !isempty(s->backend))
+		snprintf(buf + n, size - n, "; recovered by %s", ctl_backend_name(s->backend));
 }
 
 /* ------------------------------------------------------------------ */
@@ -282,6 +297,8 @@ static void json_slot(struct json_writer *w, const struct ctl_slot *s)
 	json_kv_uint(w, "LastRecoveryUSec", s->last_recovery_usec);
 	json_kv_string(w, "LastMessage", strempty(s->last_message));
 	json_kv_bool(w, "Disabled", s->disabled);
+	if (s->backend)
+		json_kv_string(w, "Backend", s->backend);
 	json_end_object(w);
 }
 
@@ -530,6 +547,8 @@ int ctl_render_show(FILE *f, const struct ctl_slot *s, const struct ctl_device *
 		show_timestamp(f, "LastRecoveryUSec", s->last_recovery_usec);
 		fprintf(f, "LastMessage=%s\n", strempty(s->last_message));
 		fprintf(f, "Disabled=%s\n", yes_no(s->disabled));
+		if (s->backend)
+			fprintf(f, "Backend=%s\n", s->backend);
 	}
 	if (s && d)
 		fputc('\n', f);

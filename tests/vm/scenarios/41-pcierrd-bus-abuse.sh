@@ -9,7 +9,7 @@
 #     calls only with addresses of no device) and as uid 65534: each call is
 #     answered (no timeout), with an allowed error where it must fail;
 #   - a client (uid 65534) that subscribes to every signal and never reads;
-#   - 10000 read calls in a row from uid 65534, while three valid Injects
+#   - 10000 read calls from uid 65534 (16 in flight), while three valid Injects
 #     on TESTDEV_A recover and `pcierrctl status` is timed;
 #   afterwards pcierrd is the same process, owns the name, its RSS grew by
 #   less than 1 MiB (measured after a warm-up), `pcierrctl status` answered

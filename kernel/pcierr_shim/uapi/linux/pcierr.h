@@ -21,7 +21,10 @@
  *   devices on the secondary bus of one bridge (a root port, a downstream
  *   port, a PCI bridge), or a single device on a root bus. A PE is named by
  *   the address of that bridge (or of that single device). Every PCI device
- *   of the system belongs to exactly one PE. Addresses are strings
+ *   of the system belongs to exactly one PE. A PE's freeze and operations
+ *   cover its whole subtree: the devices of the PEs headed by the bridges
+ *   below it too (REPORT results name them as well); see
+ *   docs/shim-mechanism.md. Addresses are strings
  *   "DDDD:BB:DD.F" (hex, the domain 4 to 8 digits, device at most 1f,
  *   function at most 7), at most PCIERR_ADDR_MAX bytes with the NUL; the
  *   kernel sends them in pci_name()'s lower case and matches them by
@@ -99,6 +102,10 @@
  * same id. One operation per PE at a time: a second one fails with EBUSY.
  * Driver callbacks, resets and hotplug run from that work queue, never
  * under a netlink lock, so a driver that sleeps stalls only its own PE.
+ * Operations on a PE and on a PE above or below it run one after the
+ * other. A PE left frozen with no operation for the module parameter
+ * owner_timeout_ms (default 60 s, 0: never) is recovered by the shim
+ * itself (meanwhile operations on it fail with EBUSY; no OP_DONE).
  *
  *   PCIERR_CMD_REPORT   [A]   PCIERR_A_STEP (ERROR_DETECTED with optional
  *                             PCIERR_A_STATE, default FROZEN;
@@ -124,9 +131,14 @@
  *                             default, or FUNDAMENTAL): reset the PE's
  *                             devices, then restore the config space saved
  *                             while they were healthy. EOPNOTSUPP when the
- *                             PE's PCIERR_A_RESET_TYPES lacks the type.
+ *                             PE's PCIERR_A_RESET_TYPES lacks the type;
+ *                             ENODATA (nothing reset, the PE stays frozen)
+ *                             when a device has no healthy snapshot. No
+ *                             driver's reset_prepare/reset_done is called.
  *   PCIERR_CMD_REMOVE   [A]   unbind and remove every device of the PE
- *                             (hot-unplug). With the optional
+ *                             (hot-unplug; of a PE not in normal state a
+ *                             surprise removal: its devices are marked
+ *                             disconnected first). With the optional
  *                             PCIERR_A_DEVICE (partial hotplug, e.g. of
  *                             the devices whose drivers lack the recovery
  *                             callbacks): only that device (and, for a
@@ -272,6 +284,10 @@ enum pcierr_attr {
 	PCIERR_A_PAD,			/* alignment padding for u64 */
 	PCIERR_A_PE_ID,			/* u64: the PE's identity, never 0 */
 	PCIERR_A_LAST_OP,		/* nest of PCIERR_A_*: the last operation */
+	PCIERR_A_BACKEND,		/* u32: enum pcierr_backend (GET_PE) */
+	PCIERR_A_ERROR_DETAIL,		/* binary: the platform's error log */
+	PCIERR_A_ERROR_DETAIL_STATUS,	/* s32: the platform call's status */
+	PCIERR_A_ERROR_DETAIL_SEVERITY,	/* u32: enum pcierr_detail_severity */
 	__PCIERR_A_MAX
 };
 #define PCIERR_A_MAX (__PCIERR_A_MAX - 1)
@@ -380,7 +396,7 @@ enum pcierr_result {
 
 enum pcierr_reset_type {
 	PCIERR_RESET_UNSPEC,
-	PCIERR_RESET_HOT,		/* secondary bus reset, or FLR */
+	PCIERR_RESET_HOT,		/* bus/slot reset, or a function reset */
 	PCIERR_RESET_FUNDAMENTAL,	/* PERST#/power, where the platform has it */
 	__PCIERR_RESET_MAX
 };
@@ -404,5 +420,54 @@ enum pcierr_stat {
 	__PCIERR_STAT_MAX
 };
 #define PCIERR_STAT_MAX (__PCIERR_STAT_MAX - 1)
+
+/*
+ * Which mechanism recovers a PE (PCIERR_A_BACKEND of GET_PE):
+ * GENERIC is the PCI core's secondary bus reset / FLR with the software
+ * freeze; RTAS is pseries firmware (ibm,set-slot-reset and friends); EEH
+ * means the kernel's own EEH owns the PE and recovers it itself: pcierr
+ * only observes it (PCIERR_A_RESET_TYPES is 0, so RESET fails with
+ * EOPNOTSUPP; INJECT fails with EBUSY; an all-ones check goes to the
+ * kernel's EEH).
+ * On pseries a GENERIC PE also lists FUNDAMENTAL: only firmware can do
+ * one there, so it is asked, and its refusal is the RESET's errno
+ * (ENXIO for "no EEH on this PE"). RESET of an RTAS PE is
+ * ibm,set-slot-reset (fundamental falls back to hot where firmware has
+ * none), held and settled (module parameters pseries_reset_hold_ms, 250,
+ * and pseries_reset_settle_ms, 1800), the wait until firmware reports the
+ * PE available, ibm,configure-pe, then the healthy config space. A
+ * firmware status that is not success is the OP_DONE's errno: -3
+ * (parameter error: no EEH on this PE) ENXIO, -8 (no such reset)
+ * EOPNOTSUPP, -1 EIO, busy beyond 5 s EBUSY; "unavailable for good"
+ * ENODEV; not available within pseries_avail_max_ms ETIMEDOUT.
+ * docs/pseries.md.
+ */
+enum pcierr_backend {
+	PCIERR_BACKEND_UNSPEC,
+	PCIERR_BACKEND_GENERIC,
+	PCIERR_BACKEND_RTAS,
+	PCIERR_BACKEND_EEH,
+	__PCIERR_BACKEND_MAX
+};
+#define PCIERR_BACKEND_MAX (__PCIERR_BACKEND_MAX - 1)
+
+/*
+ * Platform error detail (pseries: ibm,slot-error-detail), in EVENT (a
+ * FROZEN event asks for the temporary log, a PERM_FAILURE one for the
+ * permanent log) and in OP_DONE of DISABLE (permanent):
+ * PCIERR_A_ERROR_DETAIL_SEVERITY says which was asked for,
+ * PCIERR_A_ERROR_DETAIL_STATUS is the firmware's status (0 success, 1 no
+ * error log, negative: refused, e.g. -3 for a PE without EEH), and
+ * PCIERR_A_ERROR_DETAIL the raw log (an RTAS error log: 8-byte header,
+ * big-endian) when there was one. Absent where the platform has no such
+ * call.
+ */
+enum pcierr_detail_severity {
+	PCIERR_DETAIL_UNSPEC,
+	PCIERR_DETAIL_TEMPORARY,
+	PCIERR_DETAIL_PERMANENT,
+	__PCIERR_DETAIL_MAX
+};
+#define PCIERR_DETAIL_SEVERITY_MAX (__PCIERR_DETAIL_MAX - 1)
 
 #endif /* _UAPI_LINUX_PCIERR_H */

@@ -162,6 +162,24 @@ int pcierr_family_id(struct pcierr_ctx *ctx);
 /* Notifications (the "events" group)                                  */
 /* ------------------------------------------------------------------ */
 
+/* The most of a platform error log kept (pseries: RTAS_ERROR_LOG_MAX). */
+#define PCIERR_DETAIL_MAX 2048
+
+/*
+ * Platform error detail (pseries: ibm,slot-error-detail) carried by an
+ * EVENT, or by the OP_DONE of DISABLE: severity PCIERR_DETAIL_UNSPEC when
+ * there was none (not pseries, or the kernel's EEH owns the PE); status
+ * is firmware's (0 a log follows, 1 none, negative: refused, e.g. -3 for
+ * a PE without EEH); data the raw log (an RTAS error log, big-endian
+ * 8-byte header).
+ */
+struct pcierr_error_detail {
+	enum pcierr_detail_severity severity;
+	int32_t status;
+	uint32_t len;
+	uint8_t data[PCIERR_DETAIL_MAX];
+};
+
 /* PCIERR_CMD_EVENT: an error was detected; the PE is already frozen. */
 struct pcierr_event {
 	uint64_t seq;			/* 1, 2, ...: a gap means lost events */
@@ -173,6 +191,7 @@ struct pcierr_event {
 	enum pcierr_source source;
 	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC */
 	uint32_t error_gen;		/* the device's error generation */
+	struct pcierr_error_detail detail;
 };
 
 /* One device's answer in a PCIERR_CMD_OP_DONE */
@@ -194,6 +213,7 @@ struct pcierr_op_done {
 	enum pcierr_pe_state pe_state;	/* after the operation; _UNSPEC if not sent */
 	size_t n_results;
 	struct pcierr_dev_result *results;
+	struct pcierr_error_detail detail;	/* DISABLE on pseries */
 };
 
 /* Why notifications were lost */
@@ -392,6 +412,7 @@ struct pcierr_pe {
 	uint32_t generation;		/* topology generation */
 	uint32_t watch_interval_ms;	/* 0: the presence watchdog is off */
 	struct pcierr_last_op last_op;
+	enum pcierr_backend backend;	/* who recovers it; _UNSPEC: not said */
 	size_t n_devices;
 	struct pcierr_device *devices;	/* in bus order */
 };

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make bench (issue 12): pcierr against the kernel's own recovery,
+# parallel slots, event storms against rasdaemon, footprint and scale, in
+# one boot of the test VM (bench/README in docs/performance.md).
+#
+#   make bench              every benchmark, full counts
+#   make bench QUICK=1      fewer rounds (under 10 minutes here)
+#   make bench DRY=1        no VM: the report pipeline (tables, JSON, plot)
+#                           on the recorded raw data in bench/fixture/,
+#                           to prove the harness works (make bench-check)
+#   make bench-check        part of make check: DRY=1 QUICK=1, asserts no
+#                           time, only that each table, the JSON and the
+#                           plot come out
+#
+# Results: bench/results/<time>/ (raw data, bench.json, ab.png, tables.txt)
+# and bench/results/latest -> that directory.
+
+BENCH_TOOL := $(BUILD)/pcierr-bench
+BENCH_TIMEOUT ?= 3000
+
+.PHONY: bench bench-check
+
+$(BENCH_TOOL): bench/pcierr-bench.c $(LIBPCIERR_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SYSTEMD_CFLAGS) -o $@.tmp $< $(LIBPCIERR_A) $(NL_LIBS) $(SYSTEMD_LIBS)
+	mv -f $@.tmp $@
+
+all: $(BENCH_TOOL)
+
+bench: $(BENCH_TOOL) $(if $(DRY),,$(VM_DEPS) $(PCIERRCTL) $(DAEMON_UNIT_BIN))
+	BUILD=$(BUILD) KVER=$(KVER) QUICK=$(QUICK) DRY=$(DRY) \
+		BENCH_TIMEOUT=$(BENCH_TIMEOUT) bench/run
+
+bench-check: $(BENCH_TOOL) $(JSON_CHECK)
+	BUILD=$(BUILD) QUICK=1 DRY=1 BENCH_CHECK=1 bench/run
