@@ -176,29 +176,47 @@ stream_stop() {
 	wait "$_p" 2>/dev/null
 }
 
-# stream_stats NAME T0 T1: the stream of NAME split at T0 (injection) and
-# T1 (RecoveryFinished seen), guest ns. Sets st_before st_during st_after
-# ("answered/sent"), st_lost (unanswered of those sent between T0 and T1:
-# the outage), st_resume_ms (first echo
-# received after T1, ms after T1; -1: none), st_after_gaps (packets sent
-# after that first echo and more than 1 s before the stream stopped that
-# were not answered)
+# stream_stats NAME T0 T1: the stream of NAME split at T0 (the error) and
+# T1 (the recovery's end), guest ns. Sets st_before st_during st_after
+# ("answered/sent" of the packets sent in each phase), st_lost (unanswered
+# of those sent in the outage, T0-T1), st_resume_ms (ms after T1 from which
+# every packet was answered: the echo of the first packet of the last
+# unbroken run, or of the first after T1 if nothing was lost; -1: no echo
+# after T1), st_after_gaps (packets lost after the first echo that came
+# after T1: the stream stopped again; 0 when it came back for good at
+# once). The last second of the stream (in flight when it stopped) is not
+# judged.
 stream_stats() {
 	_r=$(awk -v t0="$2" -v t1="$3" '
-		$1 == "s" || $1 == "x" { sent[$2] = $3 + 0; n++; if ($3 + 0 > last) last = $3 + 0 }
-		$1 == "r" { got[$2] = 1; if ($4 + 0 >= t1 && (first == "" || $4 + 0 < first)) { first = $4 + 0; fseq = $2 + 0 } }
+		$1 == "s" || $1 == "x" { sent[$2 + 0] = $3 + 0; if ($2 + 0 > max) max = $2 + 0; if ($3 + 0 > last) last = $3 + 0 }
+		$1 == "r" { got[$2 + 0] = $4 + 0; if ($4 + 0 >= t1 && (first == "" || $4 + 0 < first)) { first = $4 + 0; fseq = $2 + 0 } }
 		END {
-			for (k in sent) {
+			lu = 0
+			for (k = 1; k <= max; k++) {
+				if (!(k in sent)) continue
 				p = sent[k] < t0 ? 1 : (sent[k] < t1 ? 2 : 3)
-				s[p]++; if (k in got) a[p]++; else if (p == 2) lost++
-				if (first != "" && k + 0 > fseq && sent[k] < last - 1e9 && !(k in got)) gaps++
+				s[p]++
+				if (k in got) a[p]++
+				else {
+					if (p == 2) lost++
+					if (sent[k] < last - 1e9) {
+						lu = k
+						if (first != "" && k > fseq) gaps++
+					}
+				}
 			}
-			printf "%d/%d %d/%d %d/%d %d %d %d\n", a[1], s[1], a[2], s[2], a[3], s[3], lost,
-				first == "" ? -1 : (first - t1) / 1e6, gaps
+			res = -1
+			if (first != "") {
+				res = first
+				if (lu + 1 <= max && (lu + 1) in got && got[lu + 1] > res) res = got[lu + 1]
+				res = (res - t1) / 1e6
+			}
+			printf "%d/%d %d/%d %d/%d %d %d %d\n", a[1], s[1], a[2], s[2], a[3], s[3], lost, res, gaps
 		}' "$TMP/stream.$1")
+	# shellcheck disable=SC2086 # the fields
 	set -- $_r
 	st_before=$1 st_during=$2 st_after=$3 st_lost=$4 st_resume_ms=$5 st_after_gaps=$6
-	echo "  stream: before $st_before, during $st_during, after $st_after answered; lost in the outage $st_lost; first echo $st_resume_ms ms after RecoveryFinished; $st_after_gaps lost after it"
+	echo "  stream: before $st_before, during $st_during, after $st_after answered; lost in the outage $st_lost; answered for good from $st_resume_ms ms after the recovery; $st_after_gaps lost after a first echo"
 }
 
 # --- disks ----------------------------------------------------------------

@@ -50,19 +50,17 @@ done
 stream_stop me1000
 stream_stop mrtl
 stream_stats me1000 "$INJ_T0" "$INJ_T1"
-e_before=$st_before e_during="$st_during ($st_lost lost)" e_after="$st_after (resumed +$st_resume_ms ms)"
-[ "$st_resume_ms" -ge 0 ] && [ "$st_resume_ms" -le 5000 ] ||
-	fail "the e1000's stream resumed $st_resume_ms ms after RecoveryFinished (not within 5 s)"
-expect "e1000: packets lost after the stream resumed" "$st_after_gaps" 0
-stream_stats mrtl "$INJ_T0" "$INJ_T1"
-[ "$st_resume_ms" -ge 0 ] || fail "no echo of the rtl8139 after RecoveryFinished"
-expect "rtl8139: packets lost after the stream resumed" "$st_after_gaps" 0
-must_reach me1000 26
-r_e="$reach_got/$reach_sent"
-must_reach mrtl 27
+e_before=$st_before e_during="$st_during ($st_lost lost)" e_after="$st_after (resumed +$st_resume_ms ms, $st_after_gaps lost after a first echo)"
+e_resume=$st_resume_ms
+# the row first (a failing driver is in the table too)
 row "$MIXED_E1000" e1000 "$h_e" "partial hotplug (kept, callbacks)" "$(ms "$fin_usec")" \
-	"$e_before" "$e_during" "$e_after" "then $r_e echoed"
+	"$e_before" "$e_during" "$e_after" -
+[ "$e_resume" -ge 0 ] && [ "$e_resume" -le 5000 ] ||
+	fail "the e1000's stream resumed $e_resume ms after RecoveryFinished (not within 5 s)"
+stream_stats mrtl "$INJ_T0" "$INJ_T1"
 row "$MIXED_RTL" 8139cp "$h_r" "partial hotplug (removed, rescanned)" "$(ms "$fin_usec")" \
-	"$st_before" "$st_during ($st_lost lost)" "$st_after (resumed +$st_resume_ms ms, netdev back +$up_ms ms)" \
-	"then $reach_got/$reach_sent echoed"
+	"$st_before" "$st_during ($st_lost lost)" "$st_after (resumed +$st_resume_ms ms, $st_after_gaps lost after a first echo, netdev back +$up_ms ms)" -
+[ "$st_resume_ms" -ge 0 ] || fail "no echo of the rtl8139 after RecoveryFinished"
+must_reach me1000 26
+must_reach mrtl 27
 pcierrd_stop
