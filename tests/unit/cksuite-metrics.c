@@ -616,10 +616,10 @@ static void big_init(struct big *b, size_t n)
 	b->addr = calloc(n, sizeof(*b->addr));
 	ck_assert(b->devs && b->pes && b->addr);
 	for (size_t i = 0; i < n; i++) {
-		/* the domain as a u16: gcc -O1 (make unit-asan) saw a size_t
-		 * domain that could overflow addr[20] */
-		snprintf(b->addr[i], sizeof(b->addr[i]), "%04x:%02zx:%02zx.%zx",
-			 (unsigned int)((i >> 16) & 0xffff), (i >> 8) & 0xff, (i >> 3) & 0x1f, i & 7);
+		snprintf(b->addr[i], sizeof(b->addr[i]), "%04x:%02x:%02x.%x",
+			 (unsigned int)(i >> 16) & 0xffff,
+			 (unsigned int)(i >> 8) & 0xff,
+			 (unsigned int)(i >> 3) & 0x1f, (unsigned int)i & 7);
 		b->devs[i] = (struct pcierr_metrics_device) {
 			.address = b->addr[i], .driver = "e1000e",
 		};

@@ -15,11 +15,11 @@
 #                                tests/vm/systemd-scenarios (S= selects)
 #   make vm-initramfs            just the initramfs
 #
-# VM_TIMEOUT (seconds, default 1200) bounds the whole VM run on the host;
+# VM_TIMEOUT (seconds, default 2400) bounds the whole VM run on the host;
 # VM_SYSTEMD_TIMEOUT (default 600) the systemd mode's.
 
 VM_DIR       := tests/vm
-VM_TIMEOUT   ?= 1200
+VM_TIMEOUT   ?= 2400
 VM_INITRAMFS := $(BUILD)/vm/initramfs-$(KVER).cpio.gz
 VM_RUN       := $(VM_DIR)/run --build $(BUILD) --kver $(KVER) --timeout $(VM_TIMEOUT)
 AER_INJECT   := $(BUILD)/aer-inject
