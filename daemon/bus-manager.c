@@ -5,11 +5,13 @@
  * whole tree (manager, object manager, slots, devices) on the bus.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus.h"
+#include "state-writer.h"
 #include "bus-polkit.h"
 #include "bus-util.h"
 
@@ -171,14 +173,14 @@ static int reply_object_of(sd_bus_message *message, struct manager *m, bool slot
 		struct slot *s = manager_find_slot_for(m, norm);
 
 		if (!s)
-			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+			return sd_bus_error_setf(error, PCIERR_BUS_ERROR_NO_SUCH_DEVICE,
 						 "No PCI slot or device '%s'", norm);
 		p = bus_slot_object_path(s, &tmp);
 	} else {
 		struct device *d = manager_find_device(m, norm);
 
 		if (!d)
-			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+			return sd_bus_error_setf(error, PCIERR_BUS_ERROR_NO_SUCH_DEVICE,
 						 "No PCI device '%s'", norm);
 		p = bus_device_object_path(d, &tmp);
 	}
@@ -260,6 +262,17 @@ static int method_get_history(sd_bus_message *message, void *userdata,
 	r = sd_bus_message_read(message, "tsu", &since, &addr, &limit);
 	if (r < 0)
 		return r;
+	if (since > (uint64_t)INT64_MAX)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid since_usec %" PRIu64 ": at most %" PRId64,
+					 since, INT64_MAX);
+	/* bounded: any local user may ask (review M6) */
+	if (limit == 0)
+		limit = PCIERR_BUS_HISTORY_DEFAULT;
+	limit = MIN(limit, PCIERR_BUS_HISTORY_MAX);
+	if (m->writer)
+		/* what is queued shows, unless the disk hangs */
+		(void)state_writer_flush(m->writer, 250 * 1000);
 	if (!bus_isempty(addr)) {
 		r = bus_parse_address(addr, norm, error);
 		if (r < 0)
@@ -421,6 +434,49 @@ const sd_bus_vtable bus_manager_vtable[] = {
 	SD_BUS_VTABLE_END
 };
 
+/* The bus as the manager's observer (observer.h) */
+static void obs_slot_added(struct slot *s) { (void)bus_slot_added(s); }
+static void obs_slot_removed(struct slot *s) { (void)bus_slot_removed(s); }
+static void obs_slot_changed(struct slot *s) { (void)bus_slot_changed(s); }
+static void obs_device_added(struct device *d) { (void)bus_device_added(d); }
+static void obs_device_removed(struct device *d) { (void)bus_device_removed(d); }
+static void obs_device_changed(struct device *d) { (void)bus_device_changed(d); }
+static void obs_manager_changed(struct manager *m) { (void)bus_manager_changed(m); }
+
+static void obs_report(struct manager *m, const struct recovery_report *r)
+{
+	switch (r->type) {
+	case REPORT_ERROR_DETECTED:
+		(void)bus_emit_error_detected(m, r->slot, r->device ?: "", r->state ?: "",
+					      r->unavailable_ms, r->source ?: "");
+		break;
+	case REPORT_STARTED:
+		(void)bus_emit_recovery_started(m, r->slot, r->mode ?: "");
+		break;
+	case REPORT_STEP:
+		(void)bus_emit_recovery_step(m, r->slot, r->step ?: "", r->result ?: "",
+					     r->duration_usec);
+		break;
+	case REPORT_FINISHED:
+		(void)bus_emit_recovery_finished(m, r->slot, r->result ?: "", r->duration_usec);
+		break;
+	case REPORT_DISABLED:
+		(void)bus_emit_permanently_disabled(m, r->slot, r->device ?: "", r->reason ?: "");
+		break;
+	}
+}
+
+static const struct manager_observer bus_observer = {
+	.slot_added = obs_slot_added,
+	.slot_removed = obs_slot_removed,
+	.slot_changed = obs_slot_changed,
+	.device_added = obs_device_added,
+	.device_removed = obs_device_removed,
+	.device_changed = obs_device_changed,
+	.manager_changed = obs_manager_changed,
+	.report = obs_report,
+};
+
 int bus_setup(struct manager *m)
 {
 	size_t n = 0;
@@ -428,6 +484,7 @@ int bus_setup(struct manager *m)
 
 	if (!m || !m->bus)
 		return 0;
+	m->observer = &bus_observer;
 
 	/* manager, object manager, 2 x (fallback vtable + enumerator) */
 	_Static_assert(ELEMENTSOF(m->bus_slots) >= 6, "room for the bus slots");

@@ -184,7 +184,7 @@ const sd_bus_vtable bus_slot_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Address", "s", bus_property_get_chars,
 			offsetof(struct slot, addr), CONST),
-	SD_BUS_PROPERTY("ResetTypes", "as", property_get_reset_types, 0, CONST),
+	SD_BUS_PROPERTY("ResetTypes", "as", property_get_reset_types, 0, EMITS),
 	SD_BUS_PROPERTY("State", "s", property_get_state, 0, EMITS),
 	SD_BUS_PROPERTY("Step", "s", property_get_step, 0, EMITS),
 	SD_BUS_PROPERTY("Stuck", "b", property_get_stuck, 0, EMITS),

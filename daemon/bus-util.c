@@ -65,7 +65,8 @@ int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
 			 bus_strempty(what));
 		break;
 	case -ENODEV:
-		name = SD_BUS_ERROR_INVALID_ARGS;
+		/* a dedicated error, as systemd's NoSuchUnit (review L9) */
+		name = PCIERR_BUS_ERROR_NO_SUCH_DEVICE;
 		snprintf(def, sizeof(def), "No PCI device or slot '%s'",
 			 bus_strempty(what));
 		break;

@@ -29,9 +29,16 @@
 #define PCIERR_BUS_ERROR_KERNEL		"org.pcierr1.Error.KernelDisconnected"
 #define PCIERR_BUS_ERROR_NOT_SUPPORTED	"org.pcierr1.Error.NotSupported"
 #define PCIERR_BUS_ERROR_FAILED		"org.pcierr1.Error.Failed"
+#define PCIERR_BUS_ERROR_NO_SUCH_DEVICE	"org.pcierr1.Error.NoSuchDevice"
+
+/* GetHistory: a limit of 0 means this many (the newest), and no call
+ * returns more than the maximum (review M6) */
+#define PCIERR_BUS_HISTORY_DEFAULT	1000U
+#define PCIERR_BUS_HISTORY_MAX		10000U
 
 /* Register the vtables, the object manager and the enumerators on m->bus
- * (already connected); does not request the name. */
+ * (already connected) and become the manager's observer (observer.h);
+ * does not request the name. */
 int bus_setup(struct manager *m);
 
 /* Request PCIERR_BUS_NAME (after bus_setup and the first resync) */

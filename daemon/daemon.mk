@@ -11,7 +11,8 @@ PCIERRD      := $(BUILD)/pcierrd
 PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c \
 	daemon/log.c daemon/policy.c daemon/config.c daemon/state.c \
-	daemon/metrics.c daemon/uevent.c \
+	daemon/metrics.c daemon/uevent.c daemon/kernel-ops.c daemon/addrmap.c \
+	daemon/state-writer.c \
 	$(sort $(wildcard daemon/bus-*.c)) \
 	kernel/pcierr_shim/pseries-rtas.c
 PCIERRD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(PCIERRD_SRCS))
@@ -19,7 +20,7 @@ PCIERRD_PKGS := libsystemd libudev sqlite3
 PCIERRD_CFLAGS := $(CFLAGS) $(NL_CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PCIERRD_PKGS) 2>/dev/null) \
 	-DPCIERR_VERSION='"$(LIBPCIERR_VERSION)"' -MMD -MP
-PCIERRD_LIBS := $(shell $(PKG_CONFIG) --libs $(PCIERRD_PKGS) 2>/dev/null) $(NL_LIBS)
+PCIERRD_LIBS := $(shell $(PKG_CONFIG) --libs $(PCIERRD_PKGS) 2>/dev/null) $(NL_LIBS) -pthread
 
 .PHONY: pcierrd
 all: pcierrd

@@ -6,9 +6,10 @@
  * shim missing at start is looked for again every second).
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 
-#include "bus.h"
 #include "kernel-source.h"
 #include "log.h"
 #include "recovery.h"
@@ -16,6 +17,31 @@
 #define KERNEL_RETRY_USEC	(1 * PCIERR_USEC_PER_SEC)
 
 static int kernel_connect(struct manager *m);
+
+/*
+ * A test hook (tests/vm/scenarios/22-pcierrd-lost-op-done.sh): with
+ * PCIERRD_TEST_DROP_OP_DONE=STEP in the environment (a REPORT step such as
+ * error_detected, or a command such as reset), the first OP_DONE of that
+ * step is dropped as if the socket had overrun, so that the step timeout
+ * path (H1) runs against the real shim. Logged; never set in production.
+ */
+static const char *test_drop_op_done;
+
+static bool test_drop(const struct pcierr_op_done *d)
+{
+	const char *name;
+
+	if (!test_drop_op_done)
+		return false;
+	name = d->op == PCIERR_CMD_REPORT ? pcierr_step_to_string(d->step) :
+	       pcierr_op_to_string(d->op);
+	if (!name || strcmp(name, test_drop_op_done) != 0)
+		return false;
+	log_notice("Test hook PCIERRD_TEST_DROP_OP_DONE: dropping the OP_DONE of %s on %s.",
+		   name, d->pe);
+	test_drop_op_done = NULL;	/* once */
+	return true;
+}
 
 static void count_lost(struct manager *m, uint64_t lost, const char *why)
 {
@@ -38,9 +64,11 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 			count_lost(m, n->event.seq - m->next_seq, "sequence gap");
 		m->next_seq = n->event.seq + 1;
 		recovery_on_event(m, &n->event);
-		bus_manager_changed(m);
+		observe_manager_changed(m);
 		break;
 	case PCIERR_NOTIFY_OP_DONE:
+		if (test_drop(&n->op_done))
+			break;
 		recovery_on_op_done(m, &n->op_done);
 		break;
 	case PCIERR_NOTIFY_OVERFLOW:
@@ -53,16 +81,16 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 				   n->overflow.reason == PCIERR_OVERFLOW_SOCKET ?
 				   "socket overrun" : "unparseable message");
 		}
-		bus_manager_changed(m);
+		observe_manager_changed(m);
 		break;
 	case PCIERR_NOTIFY_FAMILY_REMOVED:
-		if (n->family.family_id != pcierr_family_id(ctx))
+		if (n->family.family_id != m->kops->family_id(ctx))
 			break;
 		manager_set_kernel_connected(m, false);
 		recovery_kernel_gone(m);
 		break;
 	case PCIERR_NOTIFY_FAMILY_ADDED:
-		r = pcierr_ctx_reconnect(ctx);
+		r = m->kops->ctx_reconnect(ctx);
 		if (r < 0) {
 			log_warning_errno(r, "Failed to reconnect to the kernel shim: %m");
 			break;
@@ -77,14 +105,39 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 	return 0;
 }
 
+static void kernel_drop(struct manager *m)
+{
+	m->kernel_source = sd_event_source_disable_unref(m->kernel_source);
+	if (m->kernel)
+		m->kops->ctx_free(m->kernel);
+	m->kernel = NULL;
+}
+
 static int on_kernel_io(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
 	int r;
 
-	r = pcierr_event_read(m->kernel, on_notification, m);
-	if (r < 0 && r != -EAGAIN && r != -EINTR)
-		log_warning_errno(r, "Failed to read kernel notifications: %m");
+	r = m->kops->event_read(m->kernel, on_notification, m);
+	if (r >= 0 || r == -EAGAIN || r == -EINTR) {
+		m->kernel_read_errors = 0;
+		return 0;
+	}
+	if (r == -ENOBUFS) {
+		/* an overrun the library did not turn into an OVERFLOW */
+		count_lost(m, 0, "socket overrun");
+		return 0;
+	}
+	log_warning_errno(r, "Failed to read kernel notifications: %m");
+	/* a persistent error would spin the loop: start over with a new
+	 * context (review L3) */
+	if (++m->kernel_read_errors >= 3) {
+		log_error("Kernel notifications keep failing; reconnecting to the shim.");
+		kernel_drop(m);
+		manager_set_kernel_connected(m, false);
+		recovery_kernel_gone(m);
+		(void)kernel_connect(m);
+	}
 	return 0;
 }
 
@@ -98,40 +151,59 @@ static int on_retry(sd_event_source *es, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* 1: connected; 0: not there, retrying; negative: a real failure */
+static int arm_retry(struct manager *m)
+{
+	int r;
+
+	if (m->reconnect_timer)
+		return 0;
+	r = sd_event_add_time_relative(m->event, &m->reconnect_timer,
+				       CLOCK_MONOTONIC, KERNEL_RETRY_USEC, 0,
+				       on_retry, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to arm the reconnect timer: %m");
+	return 0;
+}
+
+/* 1: connected; 0: not there (or failing), retrying; negative: the retry
+ * could not even be armed */
 static int kernel_connect(struct manager *m)
 {
 	struct pcierr_ctx *ctx = NULL;
 	int r;
 
-	r = pcierr_ctx_new(&ctx);
-	if (r == -EPROTONOSUPPORT || r == -ENOENT) {
+	r = m->kops->ctx_new(&ctx);
+	if (r < 0) {
 		manager_set_kernel_connected(m, false);
-		r = sd_event_add_time_relative(m->event, &m->reconnect_timer,
-					       CLOCK_MONOTONIC, KERNEL_RETRY_USEC, 0,
-					       on_retry, m);
-		if (r < 0)
-			return log_error_errno(r, "Failed to arm the reconnect timer: %m");
-		return 0;
+		/* not loaded, or a real failure: both are tried again every
+		 * second (review L3: never give up on the shim) */
+		if (r != -EPROTONOSUPPORT && r != -ENOENT)
+			log_warning_errno(r, "Failed to connect to the kernel shim: %m; trying again.");
+		return arm_retry(m);
 	}
-	if (r < 0)
-		return log_error_errno(r, "Failed to connect to the kernel shim: %m");
 
-	r = sd_event_add_io(m->event, &m->kernel_source, pcierr_event_fd(ctx),
+	r = sd_event_add_io(m->event, &m->kernel_source, m->kops->event_fd(ctx),
 			    EPOLLIN, on_kernel_io, m);
 	if (r < 0) {
-		pcierr_ctx_free(ctx);
-		return log_error_errno(r, "Failed to watch kernel notifications: %m");
+		m->kops->ctx_free(ctx);
+		log_error_errno(r, "Failed to watch kernel notifications: %m");
+		return arm_retry(m);
 	}
 	m->kernel = ctx;
 	m->next_seq = 0;
+	m->kernel_read_errors = 0;
 	manager_set_kernel_connected(m, true);
 	return 1;
 }
 
 int kernel_source_start(struct manager *m)
 {
-	int r = kernel_connect(m);
+	int r;
+
+	test_drop_op_done = getenv("PCIERRD_TEST_DROP_OP_DONE");
+	if (test_drop_op_done && !*test_drop_op_done)
+		test_drop_op_done = NULL;
+	r = kernel_connect(m);
 
 	if (r == 0)
 		log_warning("The kernel shim is not loaded (modprobe pcierr_shim); waiting for it.");
@@ -141,7 +213,5 @@ int kernel_source_start(struct manager *m)
 void kernel_source_stop(struct manager *m)
 {
 	m->reconnect_timer = sd_event_source_disable_unref(m->reconnect_timer);
-	m->kernel_source = sd_event_source_disable_unref(m->kernel_source);
-	pcierr_ctx_free(m->kernel);
-	m->kernel = NULL;
+	kernel_drop(m);
 }

@@ -27,6 +27,7 @@
 #define PCIERR_MESSAGE_DISABLED		"eb98167851494c268f59b754ddf2d4a7"
 #define PCIERR_MESSAGE_RECOVERY_FAILED	"678d92110b9e4feb83bdbf52778a3a9f"
 #define PCIERR_MESSAGE_STUCK		"6a3222d1dbae48f3bd49a61f737aa75f"
+#define PCIERR_MESSAGE_STATE_RESET	"b51a94db2dd549aa807d7448b50e793f"
 
 enum log_target {
 	LOG_TARGET_AUTO,	/* the journal if stderr is connected to it

@@ -13,8 +13,6 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "bus.h"
-#include "bus-polkit.h"
 #include "config.h"
 #include "kernel-source.h"
 #include "log.h"
@@ -22,13 +20,27 @@
 #include "metrics.h"
 #include "pci-names.h"
 #include "recovery.h"
+#include "state-writer.h"
 #include "udev-source.h"
+
+/* a failed resync is tried again after 1 s, 2 s, 4 s ... at most 60 s */
+#define RESYNC_RETRY_MIN_USEC	(1 * PCIERR_USEC_PER_SEC)
+#define RESYNC_RETRY_MAX_USEC	(60 * PCIERR_USEC_PER_SEC)
 
 pcierr_usec_t now_realtime_usec(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC +
+	       (pcierr_usec_t)ts.tv_nsec / 1000;
+}
+
+pcierr_usec_t now_boottime_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC +
 	       (pcierr_usec_t)ts.tv_nsec / 1000;
 }
@@ -43,12 +55,33 @@ pcierr_usec_t now_monotonic_usec(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Observers (observer.h) */
+
+#define OBSERVE(m, fn, ...) \
+	do { \
+		if ((m) && (m)->observer && (m)->observer->fn) \
+			(m)->observer->fn(__VA_ARGS__); \
+	} while (0)
+
+void observe_slot_added(struct slot *s) { OBSERVE(s->manager, slot_added, s); }
+void observe_slot_removed(struct slot *s) { OBSERVE(s->manager, slot_removed, s); }
+void observe_slot_changed(struct slot *s) { OBSERVE(s->manager, slot_changed, s); }
+void observe_device_added(struct device *d) { OBSERVE(d->manager, device_added, d); }
+void observe_device_removed(struct device *d) { OBSERVE(d->manager, device_removed, d); }
+void observe_device_changed(struct device *d) { OBSERVE(d->manager, device_changed, d); }
+void observe_manager_changed(struct manager *m) { OBSERVE(m, manager_changed, m); }
+void observe_report(struct manager *m, const struct recovery_report *r) { OBSERVE(m, report, m, r); }
+
+/* ---------------------------------------------------------------------- */
 /* Devices */
 
 static struct device *device_free(struct device *d)
 {
 	if (!d)
 		return NULL;
+	/* only if the map still names this one (an address that moved to
+	 * another slot is already the other's) */
+	addrmap_remove(&d->manager->device_map, d->addr, d);
 	free(d->path);
 	free(d->driver);
 	free(d->vendor_name);
@@ -56,6 +89,64 @@ static struct device *device_free(struct device *d)
 	free(d->disabled_reason);
 	free(d);
 	return NULL;
+}
+
+/* Names by vendor:device, looked up in the hwdb once per pair: 10,000
+ * devices are mostly a few models (start-up stays linear and cheap) */
+struct name_entry {
+	char key[10];
+	char *vendor_name, *device_name;
+};
+
+static int lookup_names(struct manager *m, uint16_t vendor, uint16_t device,
+			char **ret_vendor, char **ret_device)
+{
+	char key[10];
+	struct name_entry *e;
+	char *vn, *dn;
+	int r;
+
+	snprintf(key, sizeof(key), "%04x:%04x", vendor, device);
+	e = addrmap_get(&m->name_map, key);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		memcpy(e->key, key, sizeof(key));
+		r = pci_names_lookup(m->pci, vendor, device, &e->vendor_name, &e->device_name);
+		if (r >= 0)
+			r = addrmap_put(&m->name_map, e->key, e);
+		if (r < 0) {
+			free(e->vendor_name);
+			free(e->device_name);
+			free(e);
+			return r;
+		}
+	}
+	vn = strdup(e->vendor_name);
+	dn = strdup(e->device_name);
+	if (!vn || !dn) {
+		free(vn);
+		free(dn);
+		return -ENOMEM;
+	}
+	*ret_vendor = vn;
+	*ret_device = dn;
+	return 0;
+}
+
+static void names_clear(struct manager *m)
+{
+	for (size_t i = 0; i < m->name_map.cap; i++) {
+		struct name_entry *e = m->name_map.e[i].key ? m->name_map.e[i].value : NULL;
+
+		if (e) {
+			free(e->vendor_name);
+			free(e->device_name);
+			free(e);
+		}
+	}
+	addrmap_clear(&m->name_map);
 }
 
 static int set_string(char **p, const char *v)
@@ -115,7 +206,7 @@ static int device_update(struct manager *m, struct device *d,
 	if (ids_changed) {
 		char *vn = NULL, *dn = NULL;
 
-		r = pci_names_lookup(m->pci, k->vendor, k->device, &vn, &dn);
+		r = lookup_names(m, k->vendor, k->device, &vn, &dn);
 		if (r < 0)
 			return r;
 		free(d->vendor_name);
@@ -142,7 +233,13 @@ static int device_update(struct manager *m, struct device *d,
 	if (r < 0)
 		return r;
 	if (strcmp(key, d->key) != 0) {
-		/* another card in this place: its own history */
+		/* another card in this place: its own history; and its own
+		 * object: the old one's CONST ids are not rewritten under a
+		 * client (review M9) */
+		if (d->key[0] && d->announced && !m->quiet && d->slot->announced) {
+			observe_device_removed(d);
+			d->announced = false;
+		}
 		snprintf(d->key, sizeof(d->key), "%s", key);
 		device_load_history(m, d);
 		*changed = true;
@@ -162,12 +259,13 @@ static int device_new(struct manager *m, struct slot *s,
 	d->manager = m;
 	d->slot = s;
 	snprintf(d->addr, sizeof(d->addr), "%s", k->addr);
-	r = bus_device_path(d->addr, &d->path);
-	if (r < 0 || set_string(&d->disabled_reason, "") < 0) {
+	if (set_string(&d->disabled_reason, "") < 0) {
 		device_free(d);
-		return r < 0 ? r : -ENOMEM;
+		return -ENOMEM;
 	}
 	r = device_update(m, d, k, &changed);
+	if (r >= 0)
+		r = addrmap_put(&m->device_map, d->addr, d);
 	if (r < 0) {
 		device_free(d);
 		return r;
@@ -184,8 +282,8 @@ int manager_save_history(struct manager *m, struct device *d,
 
 	d->history = *rec;
 	d->history.disabled = disabled || rec->disabled;
-	if (m->state)
-		r = pcierr_state_save_freeze(m->state, d->key, rec);
+	if (m->writer)
+		r = state_writer_save_freeze(m->writer, d->key, rec);
 	return r;
 }
 
@@ -196,6 +294,7 @@ static struct slot *slot_free(struct slot *s)
 {
 	if (!s)
 		return NULL;
+	addrmap_remove(&s->manager->slot_map, s->addr, s);
 	recovery_slot_done(s);
 	for (size_t i = 0; i < s->n_devices; i++)
 		device_free(s->devices[i]);
@@ -207,21 +306,25 @@ static struct slot *slot_free(struct slot *s)
 
 static int slot_new(struct manager *m, const char *addr, struct slot **ret)
 {
-	struct slot **a;
 	struct slot *s;
 	int r;
 
-	a = realloc(m->slots, (m->n_slots + 1) * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	m->slots = a;
+	if (m->n_slots == m->slots_cap) {
+		size_t cap = m->slots_cap ? m->slots_cap * 2 : 16;
+		struct slot **a = realloc(m->slots, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		m->slots = a;
+		m->slots_cap = cap;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->manager = m;
 	snprintf(s->addr, sizeof(s->addr), "%s", addr);
 	s->rec = PCIERR_RECOVERY_INIT;
-	r = bus_slot_path(addr, &s->path);
+	r = addrmap_put(&m->slot_map, s->addr, s);
 	if (r < 0) {
 		free(s);
 		return r;
@@ -229,21 +332,6 @@ static int slot_new(struct manager *m, const char *addr, struct slot **ret)
 	m->slots[m->n_slots++] = s;
 	*ret = s;
 	return 0;
-}
-
-static void slot_remove(struct manager *m, struct slot *s)
-{
-	for (size_t i = 0; i < s->n_devices; i++)
-		bus_device_removed(s->devices[i]);
-	bus_slot_removed(s);
-	for (size_t i = 0; i < m->n_slots; i++)
-		if (m->slots[i] == s) {
-			memmove(&m->slots[i], &m->slots[i + 1],
-				(m->n_slots - i - 1) * sizeof(*m->slots));
-			m->n_slots--;
-			break;
-		}
-	slot_free(s);
 }
 
 /*
@@ -274,6 +362,15 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 				gone[j] = NULL;
 				break;
 			}
+		if (!d) {
+			/* the address belongs to another slot still: that one
+			 * lets go of it first (its removal is announced
+			 * before this one's addition, review L15) */
+			struct device *other = addrmap_get(&m->device_map, k->addr);
+
+			if (other && other->slot != s)
+				manager_drop_device(m, other);
+		}
 		if (d) {
 			r = device_update(m, d, k, &changed[n]);
 			if (r < 0)
@@ -296,7 +393,7 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	for (size_t j = 0; j < n_gone; j++)
 		if (gone[j]) {
 			if (gone[j]->announced)
-				bus_device_removed(gone[j]);
+				observe_device_removed(gone[j]);
 			device_free(gone[j]);
 			slot_changed = true;
 		}
@@ -306,10 +403,13 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 		struct device *d = s->devices[i];
 
 		if (!d->announced) {
-			bus_device_added(d);
+			/* the slot is announced first (review L11); at the
+			 * start, nobody is told before the name is ours */
+			if (!m->quiet && s->announced)
+				observe_device_added(d);
 			d->announced = true;
-		} else if (changed[i])
-			bus_device_changed(d);
+		} else if (changed[i] && !m->quiet)
+			observe_device_changed(d);
 	}
 
 	if (s->state != pe->state || s->flags != pe->flags ||
@@ -322,9 +422,41 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	s->reset_types = pe->reset_types;
 	s->generation = pe->generation;
 	s->pe_id = pe->id;
-	if (slot_changed)
-		bus_slot_changed(s);
+	if (slot_changed && !m->quiet && s->announced)
+		observe_slot_changed(s);
 	return 0;
+}
+
+/* Announce a slot found now, then its devices */
+static void slot_announce(struct manager *m, struct slot *s)
+{
+	if (s->announced)
+		return;
+	s->announced = true;
+	if (m->quiet)
+		return;
+	observe_slot_added(s);
+	for (size_t i = 0; i < s->n_devices; i++)
+		observe_device_added(s->devices[i]);
+}
+
+/* A device that now belongs elsewhere (or nowhere): out of its slot now */
+void manager_drop_device(struct manager *m, struct device *d)
+{
+	struct slot *s = d->slot;
+
+	for (size_t i = 0; i < s->n_devices; i++)
+		if (s->devices[i] == d) {
+			memmove(&s->devices[i], &s->devices[i + 1],
+				(s->n_devices - i - 1) * sizeof(*s->devices));
+			s->n_devices--;
+			break;
+		}
+	if (d->announced && !m->quiet)
+		observe_device_removed(d);
+	device_free(d);
+	if (!m->quiet && s->announced)
+		observe_slot_changed(s);
 }
 
 struct slot *manager_find_slot(struct manager *m, const char *addr)
@@ -333,10 +465,7 @@ struct slot *manager_find_slot(struct manager *m, const char *addr)
 
 	if (!addr || pcierr_addr_normalize(addr, a) < 0)
 		return NULL;
-	for (size_t i = 0; i < m->n_slots; i++)
-		if (strcmp(m->slots[i]->addr, a) == 0)
-			return m->slots[i];
-	return NULL;
+	return addrmap_get(&m->slot_map, a);
 }
 
 struct device *manager_find_device(struct manager *m, const char *addr)
@@ -345,11 +474,7 @@ struct device *manager_find_device(struct manager *m, const char *addr)
 
 	if (!addr || pcierr_addr_normalize(addr, a) < 0)
 		return NULL;
-	for (size_t i = 0; i < m->n_slots; i++)
-		for (size_t j = 0; j < m->slots[i]->n_devices; j++)
-			if (strcmp(m->slots[i]->devices[j]->addr, a) == 0)
-				return m->slots[i]->devices[j];
-	return NULL;
+	return addrmap_get(&m->device_map, a);
 }
 
 struct slot *manager_find_slot_for(struct manager *m, const char *addr)
@@ -380,17 +505,27 @@ static bool slot_unhealthy(const struct slot *s)
 	return false;
 }
 
-int manager_resync(struct manager *m, const char *why)
+static void resync_retry(struct manager *m, const char *why);
+
+/*
+ * Linear in the devices: one dump, each PE found by hash, each device by
+ * hash; slots that went away are swept in one pass.
+ */
+static int resync(struct manager *m, const char *why)
 {
 	struct pcierr_pe_list list = { 0 };
+	size_t kept = 0;
 	int r;
 
 	if (!m->kernel || !m->kernel_connected)
 		return -ENOTCONN;
-	r = pcierr_pe_dump(m->kernel, &list);
-	if (r < 0)
+	r = m->kops->pe_dump(m->kernel, &list);
+	if (r < 0) {
+		const char *msg = m->kops->last_error_message(m->kernel);
+
 		return log_error_errno(r, "Failed to dump the PEs (%s): %s", why,
-				       pcierr_last_error_message(m->kernel));
+				       msg && *msg ? msg : strerror(-r));
+	}
 
 	for (size_t i = 0; i < m->n_slots; i++)
 		m->slots[i]->seen = false;
@@ -398,7 +533,6 @@ int manager_resync(struct manager *m, const char *why)
 	for (size_t i = 0; i < list.n_pes; i++) {
 		const struct pcierr_pe *pe = &list.pes[i];
 		struct slot *s = manager_find_slot(m, pe->addr);
-		bool is_new = !s;
 
 		if (!s) {
 			r = slot_new(m, pe->addr, &s);
@@ -411,20 +545,32 @@ int manager_resync(struct manager *m, const char *why)
 		r = slot_update(m, s, pe);
 		if (r < 0)
 			log_warning_errno(r, "Failed to update slot %s: %m", pe->addr);
-		if (is_new)
-			bus_slot_added(s);
+		slot_announce(m, s);
+		/* an operation the shim finished whose OP_DONE did not come
+		 * (yet): ask again shortly (H1) */
+		if (s->op_id != 0 && !(pe->flags & PCIERR_PE_F_BUSY))
+			recovery_op_maybe_lost(s);
 	}
 	pcierr_pe_list_clear(&list);
 
-	for (size_t i = 0; i < m->n_slots;) {
+	/* sweep what went away, keeping the order of the rest */
+	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
 		if (!s->seen && !recovery_busy(s)) {
-			slot_remove(m, s);
+			for (size_t j = 0; j < s->n_devices; j++)
+				if (s->devices[j]->announced && !m->quiet)
+					observe_device_removed(s->devices[j]);
+			if (s->announced && !m->quiet)
+				observe_slot_removed(s);
+			slot_free(s);
 			continue;
 		}
-		i++;
+		if (!s->seen && s->op_id != 0)
+			recovery_op_maybe_lost(s);
+		m->slots[kept++] = s;
 	}
+	m->n_slots = kept;
 
 	m->counters.resyncs++;
 	log_debug("Resynchronised with the kernel (%s): %zu slots.", why, m->n_slots);
@@ -436,9 +582,25 @@ int manager_resync(struct manager *m, const char *why)
 		if (!recovery_busy(s) && slot_unhealthy(s))
 			recovery_resync_slot(s);
 	}
-	bus_manager_changed(m);
-	manager_schedule_metrics(m);
 	return 0;
+}
+
+int manager_resync(struct manager *m, const char *why)
+{
+	int r = resync(m, why);
+
+	if (r < 0 && r != -ENOTCONN) {
+		m->resync_failed = true;
+		resync_retry(m, why);
+	} else if (r >= 0) {
+		m->resync_failed = false;
+		m->resync_backoff = 0;
+		m->resync_timer = sd_event_source_disable_unref(m->resync_timer);
+	}
+	if (!m->quiet)
+		observe_manager_changed(m);
+	manager_schedule_metrics(m);
+	return r;
 }
 
 static int on_resync(sd_event_source *es, void *userdata)
@@ -450,6 +612,35 @@ static int on_resync(sd_event_source *es, void *userdata)
 	return 0;
 }
 
+static int on_resync_retry(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->resync_timer = sd_event_source_disable_unref(m->resync_timer);
+	manager_resync(m, "retry");
+	return 0;
+}
+
+/* A resync that failed (the dump was interrupted again and again, the
+ * socket overran, ...) is tried again with a growing delay (review M4) */
+static void resync_retry(struct manager *m, const char *why)
+{
+	int r;
+
+	if (m->resync_timer || !m->event)
+		return;
+	m->resync_backoff = m->resync_backoff ?
+		MIN(m->resync_backoff * 2, RESYNC_RETRY_MAX_USEC) : RESYNC_RETRY_MIN_USEC;
+	r = sd_event_add_time_relative(m->event, &m->resync_timer, CLOCK_MONOTONIC,
+				       m->resync_backoff, 0, on_resync_retry, m);
+	if (r < 0) {
+		log_error_errno(r, "Failed to arm the resync retry (%s): %m", why);
+		return;
+	}
+	log_warning("Resync (%s) failed; trying again in %llu s.", why,
+		    (unsigned long long)(m->resync_backoff / PCIERR_USEC_PER_SEC));
+}
+
 void manager_schedule_resync(struct manager *m, const char *why)
 {
 	int r;
@@ -457,8 +648,42 @@ void manager_schedule_resync(struct manager *m, const char *why)
 	if (m->resync_source)
 		return;
 	r = sd_event_add_defer(m->event, &m->resync_source, on_resync, m);
-	if (r < 0)
+	if (r < 0) {
 		log_error_errno(r, "Failed to schedule a resync (%s): %m", why);
+		resync_retry(m, why);
+	}
+}
+
+static int on_refresh(sd_event_source *es, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->refresh_source = sd_event_source_disable_unref(m->refresh_source);
+	/* a refresh may start a resync or free a slot: one at a time, by
+	 * index, and look again */
+	for (size_t i = 0; i < m->n_slots; i++) {
+		struct slot *s = m->slots[i];
+
+		if (!s->refresh_pending)
+			continue;
+		s->refresh_pending = false;
+		(void)manager_refresh_slot(m, s);
+	}
+	return 0;
+}
+
+void manager_schedule_refresh(struct manager *m, struct slot *s)
+{
+	int r;
+
+	s->refresh_pending = true;
+	if (m->refresh_source || !m->event)
+		return;
+	r = sd_event_add_defer(m->event, &m->refresh_source, on_refresh, m);
+	if (r >= 0)
+		(void)sd_event_source_set_priority(m->refresh_source, SD_EVENT_PRIORITY_IDLE);
+	else
+		log_warning_errno(r, "Failed to schedule a refresh of %s: %m", s->addr);
 }
 
 int manager_refresh_slot(struct manager *m, struct slot *s)
@@ -468,13 +693,14 @@ int manager_refresh_slot(struct manager *m, struct slot *s)
 
 	if (!m->kernel || !m->kernel_connected)
 		return -ENOTCONN;
-	r = pcierr_pe_get(m->kernel, s->addr, &pe);
+	s->refresh_pending = false;
+	r = m->kops->pe_get(m->kernel, s->addr, &pe);
 	if (r == -ENODEV) {
 		/* the PE went away: its devices at once, the slot itself by a
 		 * resync (callers still hold s) */
 		struct pcierr_pe none = { .state = s->state, .flags = s->flags,
 					  .reset_types = s->reset_types,
-					  .generation = s->generation };
+					  .generation = s->generation, .id = s->pe_id };
 
 		(void)slot_update(m, s, &none);
 		manager_schedule_resync(m, "slot gone");
@@ -497,7 +723,7 @@ int manager_refresh_by_device(struct manager *m, const char *addr, bool act)
 
 	if (!m->kernel || !m->kernel_connected)
 		return -ENOTCONN;
-	r = pcierr_pe_get_by_device(m->kernel, addr, &pe);
+	r = m->kops->pe_get_by_device(m->kernel, addr, &pe);
 	if (r < 0)
 		return r;
 	s = manager_find_slot(m, pe.addr);
@@ -509,7 +735,7 @@ int manager_refresh_by_device(struct manager *m, const char *addr, bool act)
 	}
 	r = slot_update(m, s, &pe);
 	if (is_new)
-		bus_slot_added(s);
+		slot_announce(m, s);
 	manager_schedule_metrics(m);
 	/* a card whose identity was disabled came back: take it down again */
 	if (act && !recovery_busy(s) && slot_unhealthy(s))
@@ -530,7 +756,7 @@ void manager_set_kernel_connected(struct manager *m, bool connected)
 		log_warning("Kernel shim disconnected (pcierr_shim unloaded); waiting for it to come back.");
 	sd_notifyf(false, "STATUS=%s", connected ? "Watching PCI slots." :
 		   "Kernel shim not loaded; waiting for it.");
-	bus_manager_changed(m);
+	observe_manager_changed(m);
 	manager_schedule_metrics(m);
 }
 
@@ -559,7 +785,7 @@ static int on_metrics(sd_event_source *es, void *userdata)
 		return log_error_errno(ENOMEM, "Failed to write the metrics: %m");
 
 	mt.kernel_connected = m->kernel_connected;
-	if (m->kernel && pcierr_stats_get(m->kernel, &st) == 0)
+	if (m->kernel && m->kops->stats_get(m->kernel, &st) == 0)
 		for (size_t i = 0; i < __PCIERR_STAT_MAX && i < PCIERR_STATS_CAPACITY; i++)
 			mt.kernel[i] = st.counter[i];
 	mt.recoveries_started = m->counters.recoveries_started;
@@ -609,6 +835,8 @@ void manager_schedule_metrics(struct manager *m)
 	r = sd_event_add_defer(m->event, &m->metrics_source, on_metrics, m);
 	if (r < 0)
 		log_warning_errno(r, "Failed to schedule the metrics: %m");
+	else	/* after everything else the loop has to do */
+		(void)sd_event_source_set_priority(m->metrics_source, SD_EVENT_PRIORITY_IDLE);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -618,7 +846,7 @@ void manager_schedule_metrics(struct manager *m)
 
 static int kernel_error(struct manager *m, int r, char *msg, size_t msg_size)
 {
-	const char *why = m->kernel ? pcierr_last_error_message(m->kernel) : NULL;
+	const char *why = m->kernel ? m->kops->last_error_message(m->kernel) : NULL;
 
 	if (r == -ENOTCONN || r == -ENOENT) {
 		MSG("The kernel shim is not loaded (modprobe pcierr_shim)");
@@ -652,7 +880,7 @@ int manager_inject(struct manager *m, const char *addr,
 		    d->slot->addr, d->slot->addr);
 		return -EINVAL;
 	}
-	r = pcierr_inject(m->kernel, d->addr, d->slot->pe_id, state, time_unavail_ms, ret_seq);
+	r = m->kops->inject(m->kernel, d->addr, d->slot->pe_id, state, time_unavail_ms, ret_seq);
 	if (r < 0)
 		return kernel_error(m, r, msg, msg_size);
 	log_info("Injected a %s error on %s (seq %llu).", pcierr_state_to_string(state),
@@ -687,7 +915,11 @@ int manager_enable(struct manager *m, const char *addr,
 		return -EINVAL;
 	}
 	if (!s && m->state) {
-		/* a former device of a disabled slot: the store knows where */
+		if (m->writer)
+			(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
+		/* a former device of a disabled slot: the store knows where
+		 * (once what is queued is written; an admin's call may wait
+		 * for that a little, a recovery never does) */
 		_cleanup_free_ struct pcierr_disabled *dis = NULL;
 		size_t n = 0;
 
@@ -711,8 +943,8 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 		MSG("No PCI device %s is known to pcierr", addr);
 		return -ENODEV;
 	}
-	if (m->state) {
-		r = pcierr_state_clear_freeze(m->state, d->key);
+	if (m->writer) {
+		r = state_writer_clear_freeze(m->writer, d->key, d->history.error_gen);
 		if (r < 0) {
 			MSG("Failed to update the state store: %s", strerror(-r));
 			return r;
@@ -721,8 +953,10 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 	d->history.count = 0;
 	d->history.first_usec = 0;
 	d->history.last_usec = 0;
+	if (m->writer)
+		(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
 	log_info("Freeze count of %s cleared.", d->addr);
-	bus_device_changed(d);
+	observe_device_changed(d);
 	manager_schedule_metrics(m);
 	return 0;
 }
@@ -737,6 +971,7 @@ int manager_new(struct manager **ret)
 	if (!m)
 		return -ENOMEM;
 	pcierr_config_init(&m->config);
+	m->kops = &kernel_ops_libpcierr;
 	*ret = m;
 	return 0;
 }
@@ -748,15 +983,22 @@ struct manager *manager_free(struct manager *m)
 	for (size_t i = 0; i < m->n_slots; i++)
 		slot_free(m->slots[i]);
 	free(m->slots);
+	addrmap_clear(&m->slot_map);
+	addrmap_clear(&m->device_map);
+	names_clear(m);
 	for (size_t i = 0; i < ELEMENTSOF(m->bus_slots); i++)
 		sd_bus_slot_unref(m->bus_slots[i]);
-	bus_polkit_flush();
 	sd_bus_flush_close_unref(m->bus);
-	sd_event_source_unref(m->resync_source);
-	sd_event_source_unref(m->metrics_source);
+	sd_event_source_disable_unref(m->resync_source);
+	sd_event_source_disable_unref(m->resync_timer);
+	sd_event_source_disable_unref(m->refresh_source);
+	sd_event_source_disable_unref(m->metrics_source);
+	sd_event_source_disable_unref(m->sighup_source);
 	sd_event_source_unref(m->watchdog_source);
 	udev_source_stop(m);
 	kernel_source_stop(m);
+	/* what is queued is written before the end */
+	state_writer_free(m->writer);
 	pcierr_state_close(m->state);
 	pci_names_close(m->pci);
 	pcierr_config_done(&m->config);
@@ -766,51 +1008,82 @@ struct manager *manager_free(struct manager *m)
 	return NULL;
 }
 
-int manager_start(struct manager *m, bool use_bus)
+static int on_sighup(sd_event_source *es, const struct signalfd_siginfo *si, void *userdata)
 {
+	struct manager *m = userdata;
+
+	/* no reload: the configuration is read at the start only (restart
+	 * to change it); a SIGHUP looks at the kernel again (review L10) */
+	log_info("SIGHUP: resynchronising with the kernel (the configuration is read at start; restart pcierrd to change it).");
+	if (m->kernel)
+		manager_schedule_resync(m, "SIGHUP");
+	return 0;
+}
+
+int manager_prepare(struct manager *m, bool use_bus)
+{
+	static const int exit_signals[] = { SIGTERM, SIGINT };
 	int r;
 
-	r = sd_event_default(&m->event);
+	if (!m->event) {
+		r = sd_event_default(&m->event);
+		if (r < 0)
+			return log_error_errno(r, "Failed to allocate the event loop: %m");
+	}
+	for (size_t i = 0; i < ELEMENTSOF(exit_signals); i++) {
+		r = sd_event_add_signal(m->event, NULL, exit_signals[i] | SD_EVENT_SIGNAL_PROCMASK,
+					NULL, NULL);
+		if (r < 0)
+			return log_error_errno(r, "Failed to watch signal %d: %m", exit_signals[i]);
+	}
+	r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP | SD_EVENT_SIGNAL_PROCMASK,
+				on_sighup, m);
 	if (r < 0)
-		return log_error_errno(r, "Failed to allocate the event loop: %m");
-	(void)sd_event_add_signal(m->event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
-	(void)sd_event_add_signal(m->event, NULL, SIGINT | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
+		return log_error_errno(r, "Failed to watch SIGHUP: %m");
 	/* WATCHDOG=1 as often as the service manager wants it */
 	r = sd_event_set_watchdog(m->event, true);
 	if (r < 0)
 		log_warning_errno(r, "Failed to enable the watchdog: %m");
 
-	r = pci_names_open(&m->pci);
-	if (r < 0)
-		log_warning_errno(r, "Failed to open the PCI name database, no names: %m");
+	if (!m->pci) {
+		r = pci_names_open(&m->pci);
+		if (r < 0)
+			log_warning_errno(r, "Failed to open the PCI name database, no names: %m");
+	}
 
 	if (use_bus) {
 		r = sd_bus_open_system(&m->bus);
 		if (r < 0)
 			return log_error_errno(r, "Failed to connect to the system bus: %m");
+		/* a lost bus ends the loop with a failure: systemd restarts
+		 * pcierrd (Restart=on-failure), no half-alive daemon (L1) */
+		r = sd_bus_set_exit_on_disconnect(m->bus, true);
+		if (r < 0)
+			return log_error_errno(r, "Failed to set exit-on-disconnect: %m");
 		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
 		if (r < 0)
 			return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-		r = bus_setup(m);
-		if (r < 0)
-			return log_error_errno(r, "Failed to register the D-Bus objects: %m");
-	}
-
-	r = udev_source_start(m);
-	if (r < 0)
-		return r;
-
-	/* the shim may be missing: pcierrd serves and waits for it */
-	r = kernel_source_start(m);
-	if (r < 0)
-		return r;
-	if (m->kernel)
-		(void)manager_resync(m, "start");
-
-	if (m->bus) {
-		r = bus_request_name(m);
-		if (r < 0)
-			return log_error_errno(r, "Failed to acquire the bus name " PCIERR_BUS_NAME ": %m");
 	}
 	return 0;
+}
+
+int manager_start(struct manager *m)
+{
+	int r;
+
+	if (!m->no_udev) {
+		r = udev_source_start(m);
+		if (r < 0)
+			return r;
+	}
+
+	/* the shim may be missing: pcierrd serves and waits for it. The
+	 * first resync is quiet: no InterfacesAdded before the name is
+	 * ours (clients start with GetManagedObjects) */
+	m->quiet = true;
+	r = kernel_source_start(m);
+	if (r >= 0 && m->kernel)
+		(void)manager_resync(m, "start");
+	m->quiet = false;
+	return r < 0 ? r : 0;
 }

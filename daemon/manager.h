@@ -28,11 +28,15 @@
 
 #include <pcierr/pcierr.h>
 
+#include "addrmap.h"
 #include "config.h"
+#include "kernel-ops.h"
 #include "macro.h"
+#include "observer.h"
 #include "policy.h"
 #include "state.h"
 
+struct state_writer;
 struct udev;
 struct udev_monitor;
 struct pci_names;
@@ -94,6 +98,8 @@ struct slot {
 	sd_event_source *timer;		/* step timeout or wait */
 	uint64_t op_id;			/* of the operation in flight; 0: none */
 	enum pcierr_cmd op;		/* ... and its command */
+	enum pcierr_step op_step;	/* ... and its step (REPORT) */
+	unsigned int op_checks;		/* the kernel asked after it (H1) */
 	bool waiting_udev;		/* WAIT_UDEV in progress */
 	/* devices removed by REMOVE whose udev removal is not seen yet */
 	char (*udev_pending)[PCIERR_ADDR_MAX];
@@ -104,6 +110,7 @@ struct slot {
 	int remove_error;		/* the first error among them */
 	bool admin_reset;		/* the next freeze event is a Reset call */
 	uint64_t admin_seq;		/* ... with this seq */
+	pcierr_usec_t admin_deadline;	/* ... expected until (monotonic) */
 	enum pcierr_reset_type admin_type;
 	bool outside_policy;		/* op_id is a resync RESCAN or an ENABLE */
 	const char *mode;		/* of the recovery under way (static) */
@@ -112,7 +119,9 @@ struct slot {
 	pcierr_usec_t step_started_mono;	/* CLOCK_MONOTONIC */
 	struct slot_status status;
 
+	bool announced;			/* InterfacesAdded sent */
 	bool seen;			/* mark-and-sweep during a resync */
+	bool refresh_pending;		/* a deferred refresh is asked for */
 };
 
 struct manager_counters {
@@ -128,18 +137,27 @@ struct manager_counters {
 
 struct manager {
 	sd_event *event;
+	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
 	sd_bus *bus;			/* NULL: --no-bus */
+	const struct manager_observer *observer;	/* NULL: nobody */
+	void *observer_data;		/* for the observer's own use */
 	sd_bus_slot *bus_slots[8];
 
 	struct pcierr_config config;
 	char *state_path;
-	struct pcierr_state *state;
+	struct pcierr_state *state;	/* reads (the loop's connection) */
+	struct state_writer *writer;	/* writes (state-writer.h) */
 
 	struct pcierr_ctx *kernel;	/* NULL while the shim is away */
 	sd_event_source *kernel_source;
 	bool kernel_connected;
 	uint64_t next_seq;		/* the seq expected next; 0: any */
+	unsigned int kernel_read_errors;	/* in a row */
 	sd_event_source *resync_source;	/* a deferred resync */
+	sd_event_source *resync_timer;	/* a failed resync tried again */
+	pcierr_usec_t resync_backoff;	/* its next delay; 0: none failed */
+	bool resync_failed;		/* the latest resync failed */
+	sd_event_source *refresh_source;	/* deferred slot refreshes */
 	sd_event_source *reconnect_timer;
 
 	struct udev *udev;
@@ -148,20 +166,34 @@ struct manager {
 
 	struct pci_names *pci;		/* hwdb names; NULL if unavailable */
 
-	struct slot **slots;
-	size_t n_slots;
+	struct slot **slots;		/* in the order they were found */
+	size_t n_slots, slots_cap;
+	struct addrmap slot_map;	/* addr -> struct slot * */
+	struct addrmap device_map;	/* addr -> struct device * */
+	struct addrmap name_map;	/* "vvvv:dddd" -> its names (cache) */
+	bool no_udev;			/* tests: no udev monitor */
+	bool quiet;			/* the start: no InterfacesAdded before
+					 * the name is ours */
 
 	struct manager_counters counters;
 	sd_event_source *metrics_source;	/* deferred metrics write */
 	sd_event_source *watchdog_source;
+	sd_event_source *sighup_source;
 };
 
 int manager_new(struct manager **ret);
 struct manager *manager_free(struct manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager *, manager_free);
 
-/* config and state are set by main() before manager_start() */
-int manager_start(struct manager *m, bool use_bus);
+/*
+ * The start, in four steps (config and state are set by main() before):
+ *   manager_prepare(m, use_bus)   event loop, signals, names, bus connection
+ *   bus_setup(m)                  (bus.h: vtables, installs its observer)
+ *   manager_start(m)              udev, the shim, the first (quiet) resync
+ *   bus_request_name(m)           (bus.h)
+ */
+int manager_prepare(struct manager *m, bool use_bus);
+int manager_start(struct manager *m);
 
 /* Dump every PE from the shim, update slots and devices, act on PEs that
  * are not healthy (a freeze missed while pcierrd was down or events were
@@ -179,6 +211,13 @@ struct slot *manager_find_slot(struct manager *m, const char *addr);
 struct device *manager_find_device(struct manager *m, const char *addr);
 /* the slot whose address is addr, or which holds the device addr */
 struct slot *manager_find_slot_for(struct manager *m, const char *addr);
+
+/* Refresh s from the shim soon (after the loop's current work: the
+ * recovery has acted) */
+void manager_schedule_refresh(struct manager *m, struct slot *s);
+
+/* A device that belongs to no slot of ours any more */
+void manager_drop_device(struct manager *m, struct device *d);
 
 void manager_set_kernel_connected(struct manager *m, bool connected);
 
@@ -209,5 +248,7 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 /* Wall clock and monotonic clock, in µs */
 pcierr_usec_t now_realtime_usec(void);
 pcierr_usec_t now_monotonic_usec(void);
+/* durations of recoveries (it counts a suspend too, L4) */
+pcierr_usec_t now_boottime_usec(void);
 
 #endif /* PCIERRD_MANAGER_H */

@@ -9,11 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <systemd/sd-daemon.h>
 
+#include "bus.h"
+#include "bus-polkit.h"
 #include "log.h"
 #include "manager.h"
+#include "state-writer.h"
 
 #define DEFAULT_STATE_DIR	"/var/lib/pcierr"
 #define STATE_FILE		"state.db"
@@ -112,17 +116,101 @@ static int parse_argv(int argc, char *argv[], struct options *o)
 	return 1;
 }
 
+/* Move a damaged or foreign database (and its -wal/-shm) aside:
+ * <path>.corrupt-<UTC time> */
+static int move_aside(const char *path, char *aside, size_t size)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm) == 0)
+		snprintf(stamp, sizeof(stamp), "%lld", (long long)t);
+	snprintf(aside, size, "%s.corrupt-%s", path, stamp);
+	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+		_cleanup_free_ char *from = NULL, *to = NULL;
+
+		if (asprintf(&from, "%s%s", path, suffixes[i]) < 0 ||
+		    asprintf(&to, "%s%s", aside, suffixes[i]) < 0)
+			return -ENOMEM;
+		if (rename(from, to) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+static int try_open(const char *path, struct pcierr_state **ret)
+{
+	_cleanup_state_ struct pcierr_state *s = NULL;
+	int r;
+
+	r = pcierr_state_open(path, &s);
+	if (r < 0)
+		return r;
+	r = pcierr_state_check(s);
+	if (r < 0) {
+		/* keep its words for the log */
+		log_debug("State check of %s: %s", path, pcierr_state_errmsg(s));
+		return r;
+	}
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+/*
+ * Bad state, clear outcome (review M7): a database that is damaged,
+ * truncated or written by a newer pcierrd is moved aside, a fresh one is
+ * made, the journal says so (PCIERR_MESSAGE_STATE_RESET) and recovery
+ * goes on. Only when even a fresh one cannot be made does pcierrd run
+ * without a store (freeze counts then live until it stops).
+ */
 static int open_state(struct manager *m, const char *dir)
 {
 	int r;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return log_error_errno(errno, "Failed to create the state directory %s: %m", dir);
+		log_error_errno(errno, "Failed to create the state directory %s: %m", dir);
 	if (asprintf(&m->state_path, "%s/" STATE_FILE, dir) < 0)
 		return log_error_errno(ENOMEM, "Out of memory.");
-	r = pcierr_state_open(m->state_path, &m->state);
-	if (r < 0)
-		return log_error_errno(r, "Failed to open the state database %s: %m", m->state_path);
+	r = try_open(m->state_path, &m->state);
+	if (r == -EBADMSG || r == -EPROTO || r == -EIO) {
+		char aside[PATH_MAX], reason[300];
+		int k;
+
+		snprintf(reason, sizeof(reason), "%s", r == -EPROTO ?
+			 "written by a newer pcierrd" : pcierr_state_errmsg(NULL)[0] ?
+			 pcierr_state_errmsg(NULL) : "damaged");
+		k = move_aside(m->state_path, aside, sizeof(aside));
+		if (k < 0)
+			log_error_errno(k, "Failed to move the state database %s aside: %m", m->state_path);
+		else {
+			const char *extra[] = { NULL, NULL };
+			char field[PATH_MAX + 32];
+
+			snprintf(field, sizeof(field), "PCIERR_STATE_ASIDE=%s", aside);
+			extra[0] = field;
+			log_struct(LOG_CRIT, PCIERR_MESSAGE_STATE_RESET, "-", NULL, extra,
+				   "The state database %s could not be used (%s); moved to %s, starting with a fresh one: freeze counts and disabled cards are forgotten.",
+				   m->state_path, reason, aside);
+			r = try_open(m->state_path, &m->state);
+		}
+	}
+	if (r < 0) {
+		log_error_errno(r, "Failed to open the state database %s: %m (%s); running without a state store.",
+				m->state_path, pcierr_state_errmsg(NULL));
+		m->state = NULL;
+		return 0;
+	}
+	if (!pcierr_state_is_wal(m->state))
+		log_warning("The state database %s is not in WAL mode (the filesystem lacks shared memory?): reads may wait for the writer.",
+			    m->state_path);
+	r = state_writer_new(m->state_path, m->config.history_max,
+			     m->config.history_max_age_usec, &m->writer);
+	if (r < 0) {
+		log_error_errno(r, "Failed to start the state writer: %m; running without a state store.");
+		m->state = pcierr_state_close(m->state);
+	}
 	return 0;
 }
 
@@ -166,9 +254,26 @@ static int run(int argc, char *argv[])
 	if (r < 0)
 		return 1;
 
-	r = manager_start(m, o.use_bus);
+	r = manager_prepare(m, o.use_bus);
 	if (r < 0)
 		return 1;
+	if (m->bus) {
+		r = bus_setup(m);
+		if (r < 0) {
+			log_error_errno(r, "Failed to register the D-Bus objects: %m");
+			return 1;
+		}
+	}
+	r = manager_start(m);
+	if (r < 0)
+		return 1;
+	if (m->bus) {
+		r = bus_request_name(m);
+		if (r < 0) {
+			log_error_errno(r, "Failed to acquire the bus name " PCIERR_BUS_NAME ": %m");
+			return 1;
+		}
+	}
 
 	log_info("pcierrd %s started (%zu slots).", PCIERR_VERSION, m->n_slots);
 	sd_notifyf(false, "READY=1\nSTATUS=%s", m->kernel_connected ?
@@ -176,8 +281,18 @@ static int run(int argc, char *argv[])
 
 	r = sd_event_loop(m->event);
 	sd_notify(false, "STOPPING=1\nSTATUS=Shutting down.");
-	if (r < 0)
-		return log_error_errno(r, "Event loop failed: %m"), 1;
+	/* polkit checks still pending: dropped before the bus closes */
+	bus_polkit_flush();
+	if (r < 0) {
+		log_error_errno(r, "Event loop failed: %m");
+		return 1;
+	}
+	if (r > 0) {
+		/* the bus went away (exit-on-disconnect): a failure, so that
+		 * systemd restarts pcierrd (review L1) */
+		log_error("Lost the connection to the system bus; exiting with a failure.");
+		return 1;
+	}
 	log_info("pcierrd stopped.");
 	return 0;
 }

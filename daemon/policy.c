@@ -366,8 +366,14 @@ static int done(struct ctx *c, bool recovered, enum pcierr_policy_reason reason)
 	o->action = PCIERR_ACTION_DONE;
 	o->recovered = recovered;
 	o->reason = reason;
-	o->duration_usec = c->ev->now > c->rec->started_usec ?
-		c->ev->now - c->rec->started_usec : 0;
+	/* on the monotonic clock when the caller gives it (L4): a wall
+	 * clock step mid-recovery does not bend the duration */
+	if (c->ev->mono && c->rec->started_mono)
+		o->duration_usec = c->ev->mono > c->rec->started_mono ?
+			c->ev->mono - c->rec->started_mono : 0;
+	else
+		o->duration_usec = c->ev->now > c->rec->started_usec ?
+			c->ev->now - c->rec->started_usec : 0;
 	if (reason == PCIERR_REASON_RECOVERED)
 		snprintf(o->message, sizeof(o->message), "recovered");
 	else if (reason == PCIERR_REASON_GONE)
@@ -555,6 +561,7 @@ static int begin_admin(struct ctx *c)
 
 	*c->rec = PCIERR_RECOVERY_INIT;
 	c->rec->started_usec = c->ev->now;
+	c->rec->started_mono = c->ev->mono;
 	if (any_identity_disabled(c->pe, &which))
 		return disable_identity_disabled(c, which);
 	c->rec->reset_requested = true;
@@ -580,6 +587,7 @@ static int begin(struct ctx *c, bool kernel)
 
 	*c->rec = PCIERR_RECOVERY_INIT;
 	c->rec->started_usec = ev->now;
+	c->rec->started_mono = ev->mono;
 	exceeded = record_freezes(c, c->pe_settings.recover,
 				  kind != PCIERR_FREEZE_COUNTED);
 
@@ -921,6 +929,18 @@ static int on_timeout(struct ctx *c)
 	case PCIERR_PHASE_WAIT_UDEV:
 		/* the bound of a wait: go on */
 		return on_wait_done(c);
+	case PCIERR_PHASE_KERNEL:
+		/* the kernel's AER recovery never said how it ended (a lost
+		 * uevent): as if it failed, pcierr's own fallback (H1) */
+		if (apply_pending(c))
+			return 0;
+		if (!c->pe_settings.recover) {
+			*c->rec = PCIERR_RECOVERY_INIT;
+			return nothing(c, PCIERR_REASON_RECOVER_OFF);
+		}
+		c->rec->mode = PCIERR_MODE_FULL_HOTPLUG;
+		c->rec->escalate = false;
+		return remove_devices(c);
 	default:
 		if (c->rec->stuck)
 			return nothing(c, PCIERR_REASON_WAITING);

@@ -65,7 +65,11 @@
  * overtaken: the shim allows one per PE).
  *
  * A step that does not complete within StepTimeoutSec makes the PE STUCK
- * (reported once); its late completion resumes the recovery.
+ * (reported once); its late completion resumes the recovery. (The daemon
+ * asks the kernel then: an operation the shim no longer runs comes back
+ * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) A timeout in phase
+ * KERNEL (the kernel's AER never said how it ended) is taken as
+ * FAILED: the full hotplug fallback.
  *
  * First decisions on a freeze of an idle PE, in this order: perm_failure on
  * an empty slot (or a PE without devices) -> NOTHING(false alarm), not
@@ -199,6 +203,9 @@ struct pcierr_policy_event {
 	/* when it happened, on the clock of the freeze records (wall clock
 	 * recommended: the records survive reboots) */
 	pcierr_usec_t now;
+	/* the same moment on a monotonic clock (CLOCK_BOOTTIME recommended),
+	 * for durations; 0: durations from now */
+	pcierr_usec_t mono;
 
 	/* FREEZE, AER: the device named, NULL/"" for the whole PE */
 	const char *device;
@@ -332,6 +339,7 @@ struct pcierr_recovery {
 						 * this; UNSPEC: the smallest */
 	unsigned int freezes;		/* freezes counted in this recovery */
 	pcierr_usec_t started_usec;
+	pcierr_usec_t started_mono;	/* ev->mono then; 0: none */
 	char message[256];		/* words for pending_disable */
 };
 

@@ -2,8 +2,22 @@
 /*
  * Recovery of one slot at a time, every slot on its own: each input (a
  * freeze, an AER uevent, an OP_DONE, a timer, udev done removing) goes
- * through pcierr_policy_step(); its effects are committed to the state
- * store before its action is carried out (design §6, daemon/policy.h).
+ * through pcierr_policy_step() and its action is carried out at once.
+ *
+ * Act first, persist after (issue 10 point 2, review H2): between a
+ * detection and the command the policy asks for, only the policy runs:
+ * the slot is known from the model (no GET_PE, no sysfs probe, no write).
+ * The policy's effects update the model in memory before the command;
+ * the journal entry, the D-Bus signals, the state writes (queued to the
+ * writer thread, state-writer.h) and the metrics fan out after it. The
+ * slot is refreshed from the shim afterwards (a deferred refresh) --
+ * except after a REMOVE, RESCAN, DISABLE or ENABLE, whose next decision
+ * needs the new device list.
+ *
+ * No wait without an end (H1): a command's step timeout asks the kernel
+ * where the PE is; an operation the shim no longer runs goes on as if it
+ * failed (a synthetic OP_DONE with ETIMEDOUT, step result "timeout"); one
+ * it still runs is asked after again, at growing intervals.
  *
  * A shim command that fails at once comes back as the OP_DONE of that
  * command with the error, so the policy sees one kind of answer.
@@ -15,10 +29,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bus.h"
 #include "log.h"
 #include "recovery.h"
+#include "state-writer.h"
 #include "../kernel/pcierr_shim/pseries-rtas.h"
+
+/* a resync saw the operation over: its OP_DONE may still be queued on
+ * our socket; ask the kernel once more after this */
+#define OP_LOST_GRACE_USEC	(1 * PCIERR_USEC_PER_SEC)
+/* an operation the kernel still runs after its timeout: asked after again
+ * at StepTimeoutSec, doubled each time, at most this */
+#define OP_RECHECK_MAX_USEC	(300 * PCIERR_USEC_PER_SEC)
 
 /* inputs a single input may lead to at once (a command failing at once,
  * a wait already over): more would be a loop */
@@ -58,6 +79,27 @@ static bool is_head(const struct slot *s, const struct device *d)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Reports (observer.h): the Manager's signals, through the observer */
+
+static void report_step(struct slot *s, const char *step, const char *result,
+			uint64_t duration_usec)
+{
+	observe_report(s->manager, &(struct recovery_report) {
+		.type = REPORT_STEP, .slot = s->addr, .step = step, .result = result,
+		.duration_usec = duration_usec,
+	});
+}
+
+static void report_error(struct slot *s, const char *device, const char *state,
+			 uint32_t unavailable_ms, const char *source)
+{
+	observe_report(s->manager, &(struct recovery_report) {
+		.type = REPORT_ERROR_DETECTED, .slot = s->addr, .device = device,
+		.state = state, .unavailable_ms = unavailable_ms, .source = source,
+	});
+}
+
+/* ---------------------------------------------------------------------- */
 /* History */
 
 static void history(struct slot *s, const char *device, enum pcierr_history_kind kind,
@@ -80,9 +122,11 @@ static void history(struct slot *s, const char *device, enum pcierr_history_kind
 	};
 	int r;
 
-	if (!m->state)
+	if (ret_id)
+		*ret_id = 0;
+	if (!m->writer)
 		return;
-	r = pcierr_state_append_history(m->state, &e, ret_id);
+	r = state_writer_history(m->writer, &e);
 	if (r < 0)
 		log_warning_errno(r, "Failed to record history of %s: %m", s->addr);
 }
@@ -90,15 +134,23 @@ static void history(struct slot *s, const char *device, enum pcierr_history_kind
 /* ---------------------------------------------------------------------- */
 /* Timers */
 
+static void check_op(struct slot *s);
+
 static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 {
 	struct slot *s = userdata;
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_TIMEOUT,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 	};
 
 	s->timer = sd_event_source_unref(s->timer);
+	if (s->op_id != 0) {
+		/* a command's step timeout: where is the PE? */
+		check_op(s);
+		return 0;
+	}
 	if (s->rec.phase == PCIERR_PHASE_WAIT_UDEV || s->rec.phase == PCIERR_PHASE_WAIT) {
 		bool udev = s->rec.phase == PCIERR_PHASE_WAIT_UDEV;
 		const char *step = udev ? "wait_udev" : "wait";
@@ -110,7 +162,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 				    s->addr, PCIERR_POLICY_UDEV_SETTLE_USEC / PCIERR_USEC_PER_SEC);
 			s->waiting_udev = false;
 		}
-		bus_emit_recovery_step(s->manager, s->addr, step, result, took);
+		report_step(s, step, result, took);
 		history(s, NULL, PCIERR_HISTORY_STEP, step, result, "", took, 0, "", NULL);
 	}
 	feed(s, &ev);
@@ -129,7 +181,7 @@ static void arm(struct slot *s, pcierr_usec_t usec)
 	disarm(s);
 	if (usec == 0)
 		return;
-	r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_MONOTONIC,
+	r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_BOOTTIME,
 				       usec, 0, on_timer, s);
 	if (r < 0)
 		log_error_errno(r, "Slot %s: failed to arm a timer: %m", s->addr);
@@ -138,39 +190,52 @@ static void arm(struct slot *s, pcierr_usec_t usec)
 /* ---------------------------------------------------------------------- */
 /* Effects */
 
-static void persist(struct slot *s, const struct pcierr_policy_event *ev,
-		    const struct pcierr_policy_output *out)
+/*
+ * The policy's effects: the model is updated at once (the next decision
+ * sees it), the writes are queued and the bus told after the command
+ * (commit_effects()). Keyed by address and identity, never by index: the
+ * device list may change in between (a finished recovery refreshes it).
+ */
+struct pending_write {
+	enum pcierr_policy_effect_type type;
+	char key[PCIERR_IDENTITY_KEY_MAX];
+	char addr[PCIERR_ADDR_MAX];
+	struct pcierr_freeze_record rec;
+	enum pcierr_policy_reason reason;
+	pcierr_usec_t now;
+	char why[256];
+};
+
+struct pending {
+	size_t n;
+	struct pending_write w[PCIERR_POLICY_MAX_EFFECTS];
+};
+
+static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
+			  const struct pcierr_policy_output *out, struct pending *p)
 {
-	struct manager *m = s->manager;
-	bool tx = false;
-	int r;
-
-	if (out->n_effects == 0)
-		return;
-	if (m->state) {
-		r = pcierr_state_begin(m->state);
-		if (r < 0)
-			log_error_errno(r, "Failed to begin a state transaction: %m");
-		tx = r >= 0;
-	}
-
+	p->n = 0;
 	for (size_t i = 0; i < out->n_effects; i++) {
 		const struct pcierr_policy_effect *e = &out->effects[i];
+		struct pending_write *w = &p->w[p->n];
 		struct device *d;
 
 		if (e->device >= s->n_devices)
 			continue;
 		d = s->devices[e->device];
+		*w = (struct pending_write) { .type = e->type, .reason = e->reason, .now = ev->now };
+		snprintf(w->key, sizeof(w->key), "%s", d->key);
+		snprintf(w->addr, sizeof(w->addr), "%s", d->addr);
 
 		switch (e->type) {
 		case PCIERR_EFFECT_FREEZE_RECORDED: {
-			struct pcierr_freeze_record rec = e->record;
+			bool disabled = d->history.disabled;
 
+			w->rec = e->record;
 			/* this error generation is counted now */
-			rec.error_gen = d->error_gen;
-			r = manager_save_history(m, d, &rec);
-			if (r < 0)
-				log_error_errno(r, "Failed to save the freeze count of %s: %m", d->addr);
+			w->rec.error_gen = d->error_gen;
+			d->history = w->rec;
+			d->history.disabled = disabled || w->rec.disabled;
 			d->last_error_usec = ev->now;
 			break;
 		}
@@ -178,32 +243,50 @@ static void persist(struct slot *s, const struct pcierr_policy_event *ev,
 			const char *why = out->message[0] ? out->message :
 				s->rec.message[0] ? s->rec.message :
 				pcierr_policy_reason_to_string(e->reason);
+			char *dup = strdup(why);
 
+			snprintf(w->why, sizeof(w->why), "%s", why);
 			d->history.disabled = true;
-			free(d->disabled_reason);
-			d->disabled_reason = strdup(why);
-			if (m->state) {
-				r = pcierr_state_disable(m->state, d->key, e->reason, why,
-							 ev->now, s->addr, d->addr);
-				if (r < 0)
-					log_error_errno(r, "Failed to save the disabling of %s: %m",
-							d->addr);
+			if (dup) {
+				free(d->disabled_reason);
+				d->disabled_reason = dup;
 			}
-			history(s, d->addr, PCIERR_HISTORY_DISABLE, "", "disabled", "", 0, 0,
-				why, NULL);
 			break;
 		}
 		}
-		bus_device_changed(d);
+		p->n++;
 	}
+}
 
-	if (tx) {
-		r = pcierr_state_commit(m->state);
-		if (r < 0) {
-			log_error_errno(r, "Failed to commit the state: %s",
-					pcierr_state_errmsg(m->state));
-			(void)pcierr_state_rollback(m->state);
+static void commit_effects(struct slot *s, const struct pending *p)
+{
+	struct manager *m = s->manager;
+	int r = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pending_write *w = &p->w[i];
+		struct device *d;
+
+		switch (w->type) {
+		case PCIERR_EFFECT_FREEZE_RECORDED:
+			if (m->writer)
+				r = state_writer_save_freeze(m->writer, w->key, &w->rec);
+			if (r < 0)
+				log_error_errno(r, "Failed to save the freeze count of %s: %m", w->addr);
+			break;
+		case PCIERR_EFFECT_IDENTITY_DISABLED:
+			if (m->writer)
+				r = state_writer_disable(m->writer, w->key, w->reason, w->why,
+							 w->now, s->addr, w->addr);
+			if (r < 0)
+				log_error_errno(r, "Failed to save the disabling of %s: %m", w->addr);
+			history(s, w->addr, PCIERR_HISTORY_DISABLE, "", "disabled", "", 0, 0,
+				w->why, NULL);
+			break;
 		}
+		d = manager_find_device(m, w->addr);
+		if (d)
+			observe_device_changed(d);
 	}
 }
 
@@ -213,7 +296,8 @@ static void persist(struct slot *s, const struct pcierr_policy_event *ev,
 static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step step,
 			  int error, struct follow_up *next)
 {
-	const char *why = s->manager->kernel ? pcierr_last_error_message(s->manager->kernel) : NULL;
+	const char *why = s->manager->kernel ?
+			  s->manager->kops->last_error_message(s->manager->kernel) : NULL;
 
 	if (why)
 		log_warning_errno(error, "Slot %s: %s failed: %s", s->addr,
@@ -225,25 +309,34 @@ static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step s
 	next->ev = (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_OP_DONE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.op = op,
 		.step = step,
 		.error = error,
 	};
 }
 
-static void started(struct slot *s, enum pcierr_cmd op, uint64_t op_id,
-		    pcierr_usec_t timeout_usec)
+static void started_step(struct slot *s, enum pcierr_cmd op, enum pcierr_step step,
+			 uint64_t op_id, pcierr_usec_t timeout_usec)
 {
 	s->op = op;
+	s->op_step = step;
 	s->op_id = op_id;
+	s->op_checks = 0;
 	s->step_started_mono = now_monotonic_usec();
 	arm(s, timeout_usec);
 }
 
+static void started(struct slot *s, enum pcierr_cmd op, uint64_t op_id,
+		    pcierr_usec_t timeout_usec)
+{
+	started_step(s, op, PCIERR_STEP_UNSPEC, op_id, timeout_usec);
+}
+
 static int issue_remove_next(struct slot *s, uint64_t *op_id)
 {
-	return pcierr_remove_device(s->manager->kernel, s->addr, s->pe_id, s->remove_queue[0],
-				    op_id);
+	return s->manager->kops->remove_device(s->manager->kernel, s->addr, s->pe_id,
+					       s->remove_queue[0], op_id);
 }
 
 static void add_udev_pending(struct slot *s, const char *addr)
@@ -276,7 +369,7 @@ static void do_remove(struct slot *s, const struct pcierr_policy_output *out,
 		for (size_t i = 0; i < s->n_devices; i++)
 			if (!is_head(s, s->devices[i]))
 				add_udev_pending(s, s->devices[i]->addr);
-		r = pcierr_remove(m->kernel, s->addr, s->pe_id, &op_id);
+		r = m->kops->remove(m->kernel, s->addr, s->pe_id, &op_id);
 	} else {
 		s->remove_queue = calloc(out->n_devices ? out->n_devices : 1,
 					 sizeof(*s->remove_queue));
@@ -305,13 +398,20 @@ static void emit_started(struct slot *s)
 	struct manager *m = s->manager;
 	const char *mode = mode_name(&s->rec);
 
+	bool fallback = s->rec.phase != PCIERR_PHASE_KERNEL &&
+			s->rec.mode != PCIERR_MODE_CALLBACKS;
+
 	s->mode = mode;
+	/* the counters change before they are announced (review M9) */
 	m->counters.recoveries_started++;
-	bus_emit_recovery_started(m, s->addr, mode);
-	bus_manager_changed(m);
-	log_info("Slot %s: recovery started (%s).", s->addr, mode);
-	if (s->rec.phase != PCIERR_PHASE_KERNEL && s->rec.mode != PCIERR_MODE_CALLBACKS) {
+	if (fallback)
 		m->counters.hotplug_fallbacks++;
+	observe_report(m, &(struct recovery_report) {
+		.type = REPORT_STARTED, .slot = s->addr, .mode = mode,
+	});
+	observe_manager_changed(m);
+	log_info("Slot %s: recovery started (%s).", s->addr, mode);
+	if (fallback) {
 		log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
 			   "Slot %s: %s; recovering by %s.", s->addr,
 			   s->rec.mode == PCIERR_MODE_FULL_HOTPLUG ?
@@ -347,6 +447,9 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 
 	disarm(s);
 	s->waiting_udev = false;
+	/* whatever started this recovery, an admin's Reset pending is over
+	 * with it (review M3) */
+	s->admin_reset = false;
 	if (out->recovered)
 		result = "recovered";
 	else if (disabled)
@@ -381,7 +484,10 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 	}
 	history(s, NULL, PCIERR_HISTORY_RECOVERY, s->mode ? s->mode : mode_name(&s->rec), result, "",
 		out->duration_usec, 0, why, NULL);
-	bus_emit_recovery_finished(m, s->addr, result, out->duration_usec);
+	observe_report(m, &(struct recovery_report) {
+		.type = REPORT_FINISHED, .slot = s->addr, .result = result,
+		.duration_usec = out->duration_usec,
+	});
 
 	if (disabled) {
 		char reason[512];
@@ -396,14 +502,16 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 		m->counters.permanent_disables++;
 		log_struct(LOG_CRIT, PCIERR_MESSAGE_DISABLED, s->addr, dev, NULL,
 			   "Slot %s permanently disabled: %s", s->addr, reason);
-		bus_emit_permanently_disabled(m, s->addr, dev, reason);
+		observe_report(m, &(struct recovery_report) {
+			.type = REPORT_DISABLED, .slot = s->addr, .device = dev, .reason = reason,
+		});
 		snprintf(s->status.message, sizeof(s->status.message), "%s", reason);
 	}
 	free(s->udev_pending);
 	s->udev_pending = NULL;
 	s->n_udev_pending = 0;
-	(void)manager_refresh_slot(m, s);
-	bus_manager_changed(m);
+	manager_schedule_refresh(m, s);
+	observe_manager_changed(m);
 	manager_schedule_metrics(m);
 }
 
@@ -412,6 +520,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 {
 	struct manager *m = s->manager;
 	struct pcierr_ctx *k = m->kernel;
+	const struct kernel_ops *ko = m->kops;
 	uint64_t op_id = 0;
 	int r;
 
@@ -434,17 +543,17 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_REPORT:
-		r = k ? pcierr_report(k, s->addr, s->pe_id, out->step, out->state, &op_id) : -ENOTCONN;
+		r = k ? ko->report(k, s->addr, s->pe_id, out->step, out->state, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_REPORT, out->step, r, next);
-		return started(s, PCIERR_CMD_REPORT, op_id, out->timeout_usec);
+		return started_step(s, PCIERR_CMD_REPORT, out->step, op_id, out->timeout_usec);
 	case PCIERR_ACTION_ENABLE_IO:
-		r = k ? pcierr_enable_io(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
+		r = k ? ko->enable_io(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_ENABLE_IO, 0, r, next);
 		return started(s, PCIERR_CMD_ENABLE_IO, op_id, out->timeout_usec);
 	case PCIERR_ACTION_RESET:
-		r = k ? pcierr_reset(k, s->addr, s->pe_id, out->reset_type, &op_id) : -ENOTCONN;
+		r = k ? ko->reset(k, s->addr, s->pe_id, out->reset_type, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_RESET, 0, r, next);
 		return started(s, PCIERR_CMD_RESET, op_id, out->timeout_usec);
@@ -458,9 +567,10 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			next->ev = (struct pcierr_policy_event) {
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
 				.now = now_realtime_usec(),
+				.mono = now_boottime_usec(),
 			};
 			log_info("Slot %s: wait_udev: ok (0 ms, udev was done already)", s->addr);
-			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok", 0);
+			report_step(s, "wait_udev", "ok", 0);
 			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", 0, 0, "", NULL);
 			return;
 		}
@@ -475,7 +585,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_RESCAN:
-		r = k ? pcierr_rescan(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
+		r = k ? ko->rescan(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_RESCAN, 0, r, next);
 		return started(s, PCIERR_CMD_RESCAN, op_id, out->timeout_usec);
@@ -483,9 +593,9 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		/* the devices are gone once it is done: name one now */
 		snprintf(s->disabled_device, sizeof(s->disabled_device), "%s",
 			 first_disabled_device(s));
+		r = k ? ko->disable(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		log_warning("Slot %s: disabling: %s", s->addr,
 			    out->message[0] ? out->message : pcierr_policy_reason_to_string(out->reason));
-		r = k ? pcierr_disable(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_DISABLE, 0, r, next);
 		return started(s, PCIERR_CMD_DISABLE, op_id, out->timeout_usec);
@@ -537,14 +647,41 @@ static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 	return 0;
 }
 
-/* One input through the policy, and what follows from it at once */
-static void feed(struct slot *s, const struct pcierr_policy_event *first)
+/* What an input tells the world, once its command is sent */
+typedef void (*fanout_fn)(struct slot *s, void *userdata);
+
+static bool is_command(enum pcierr_policy_action a)
+{
+	switch (a) {
+	case PCIERR_ACTION_REPORT:
+	case PCIERR_ACTION_ENABLE_IO:
+	case PCIERR_ACTION_RESET:
+	case PCIERR_ACTION_REMOVE:
+	case PCIERR_ACTION_RESCAN:
+	case PCIERR_ACTION_DISABLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * One input through the policy, and what follows from it at once. The
+ * command goes out first; then the input's own news (fanout, once), the
+ * effects' writes and the signals.
+ */
+static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
+		      fanout_fn fanout, void *userdata)
 {
 	_cleanup_free_ struct pcierr_policy_output *out = calloc(1, sizeof(*out));
+	_cleanup_free_ struct pending *pend = calloc(1, sizeof(*pend));
 	struct follow_up next = { .pending = true, .ev = *first };
+	struct manager *m = s->manager;
 
-	if (!out) {
+	if (!out || !pend) {
 		log_error("Slot %s: out of memory; input dropped.", s->addr);
+		if (fanout)
+			fanout(s, userdata);
 		return;
 	}
 
@@ -557,50 +694,101 @@ static void feed(struct slot *s, const struct pcierr_policy_event *first)
 
 		next.pending = false;
 		r = build_pe(s, &pe, &devs);
-		if (r < 0) {
-			log_error_errno(r, "Slot %s: %m", s->addr);
-			return;
-		}
-		r = pcierr_policy_step(&s->manager->config, &pe, &s->rec, &ev, out);
+		if (r >= 0)
+			r = pcierr_policy_step(&m->config, &pe, &s->rec, &ev, out);
 		if (r < 0) {
 			log_error_errno(r, "Slot %s: the policy refused an input: %m", s->addr);
-			return;
+			break;
+		}
+		apply_effects(s, &ev, out, pend);
+
+		if (fanout && !is_command(out->action)) {
+			/* nothing to send: the news in their order */
+			fanout(s, userdata);
+			fanout = NULL;
+		}
+		if (was_idle && s->rec.phase != PCIERR_PHASE_IDLE && !is_command(out->action))
+			emit_started(s);
+
+		/* act */
+		carry_out(s, out, &next);
+
+		/* then tell */
+		if (fanout) {
+			fanout(s, userdata);
+			fanout = NULL;
 		}
 		log_debug("Slot %s: %s -> %s (%s), phase %s.", s->addr,
 			  ev.type == PCIERR_POLICY_EV_OP_DONE ? pcierr_op_to_string(ev.op) : "input",
 			  pcierr_policy_action_to_string(out->action),
 			  pcierr_policy_reason_to_string(out->reason),
 			  pcierr_recovery_phase_to_string(s->rec.phase));
-
-		persist(s, &ev, out);
-		if (was_idle && s->rec.phase != PCIERR_PHASE_IDLE)
+		commit_effects(s, pend);
+		if (was_idle && is_command(out->action) && s->rec.phase != PCIERR_PHASE_IDLE)
 			emit_started(s);
-		carry_out(s, out, &next);
-		bus_slot_changed(s);
+		observe_slot_changed(s);
 	}
+	if (fanout)
+		fanout(s, userdata);
 	if (next.pending)
 		log_error("Slot %s: the recovery kept deciding without waiting; stopped.", s->addr);
+}
+
+static void feed(struct slot *s, const struct pcierr_policy_event *ev)
+{
+	feed_then(s, ev, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Inputs */
 
-static bool device_present_in_sysfs(const char *addr)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", addr);
-	return access(path, F_OK) == 0;
-}
-
+/* No card in the slot, or the device named is not one of ours any more:
+ * from the model alone (no sysfs probe on the way to the first command) */
 static bool slot_empty(const struct slot *s, const char *dev)
 {
 	size_t cards = 0;
+	bool named = !dev || !dev[0];
 
-	for (size_t i = 0; i < s->n_devices; i++)
+	for (size_t i = 0; i < s->n_devices; i++) {
 		if (!is_head(s, s->devices[i]))
 			cards++;
-	return cards == 0 || (dev && dev[0] && !device_present_in_sysfs(dev));
+		if (dev && strcmp(s->devices[i]->addr, dev) == 0)
+			named = true;
+	}
+	return cards == 0 || !named;
+}
+
+static void log_error_detail(const char *slot, const char *dev,
+			     const struct pcierr_error_detail *d, char *hist, size_t hsize);
+
+struct event_news {
+	const struct pcierr_event *e;
+	const char *source;
+};
+
+static void event_fanout(struct slot *s, void *userdata)
+{
+	const struct event_news *n = userdata;
+	const struct pcierr_event *e = n->e;
+	const char *source = n->source;
+	char message[192], detail[64];
+
+	log_struct(LOG_WARNING, PCIERR_MESSAGE_ERROR_DETECTED, s->addr, e->dev, NULL,
+		   "PCI error detected on %s (slot %s): %s, source %s%s.", e->dev, s->addr,
+		   pcierr_state_to_string(e->state) ?: "?", source ?: "?",
+		   e->state == PCIERR_STATE_PERM_FAILURE ? ", permanent failure reported" : "");
+	report_error(s, e->dev, pcierr_state_to_string(e->state) ?: "", e->time_unavail_ms,
+		     source ?: "");
+	log_error_detail(s->addr, e->dev, &e->detail, detail, sizeof(detail));
+	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64 "%s",
+		 source ?: "?", e->time_unavail_ms, e->seq, detail);
+	history(s, e->dev, PCIERR_HISTORY_EVENT, pcierr_state_to_string(e->state), "", "",
+		0, 0, message, &s->history_id);
+}
+
+static bool admin_pending(const struct slot *s)
+{
+	return s->admin_reset && now_monotonic_usec() < s->admin_deadline;
 }
 
 /* the most of a platform error log put in one journal field, as hex */
@@ -649,20 +837,21 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_FREEZE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.device = e->dev,
 		.state = e->state,
 		.time_unavail_ms = e->time_unavail_ms,
 	};
-	const char *source = pcierr_source_to_string(e->source);
+	struct event_news news = { .e = e, .source = pcierr_source_to_string(e->source) };
 	struct slot *s = manager_find_slot(m, e->pe);
-	const struct device *d;
-	char message[192], detail[64];
+	struct device *d;
 
-	if (s)
-		(void)manager_refresh_slot(m, s);
-	else
+	if (!s) {
+		/* a PE pcierrd has not seen yet (a hotplug whose uevent is
+		 * still queued): the one case that asks the kernel first */
 		(void)manager_refresh_by_device(m, e->dev, false);
-	s = manager_find_slot(m, e->pe);
+		s = manager_find_slot(m, e->pe);
+	}
 	if (!s) {
 		log_warning("Error event for %s in unknown slot %s; ignored.", e->dev, e->pe);
 		return;
@@ -673,34 +862,35 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 		s->pe_id = e->pe_id;
 
 	d = manager_find_device(m, e->dev);
-	if (d && recovery_busy(s) && e->error_gen != 0 &&
-	    d->history.error_gen == e->error_gen) {
+	/* an administrator's Reset first: its event is never a duplicate
+	 * (review M3) */
+	if (s->admin_reset && e->seq == s->admin_seq) {
+		s->admin_reset = false;
+		ev.freeze_kind = PCIERR_FREEZE_ADMIN;
+		ev.reset_type = s->admin_type;
+		news.source = "admin";
+	} else if (d && recovery_busy(s) && e->error_gen != 0 &&
+		   d->history.error_gen == e->error_gen) {
 		/* a resync already found and counted this one */
 		log_debug("Slot %s: event seq %" PRIu64 " already handled by a resync.",
 			  s->addr, e->seq);
 		return;
 	}
-
-	if (s->admin_reset && e->seq == s->admin_seq) {
-		s->admin_reset = false;
-		ev.freeze_kind = PCIERR_FREEZE_ADMIN;
-		ev.reset_type = s->admin_type;
-		source = "admin";
+	/* the event says what the kernel did: the model follows it now, the
+	 * rest of the slot is refreshed after the command */
+	if (d && d->slot == s) {
+		if (e->error_gen != 0)
+			d->error_gen = e->error_gen;
+		d->state = e->state;
 	}
+	if (s->state == PCIERR_PE_STATE_NORMAL)
+		s->state = PCIERR_PE_STATE_FROZEN;
 	ev.slot_empty = e->state == PCIERR_STATE_PERM_FAILURE && slot_empty(s, e->dev);
 
-	log_struct(LOG_WARNING, PCIERR_MESSAGE_ERROR_DETECTED, s->addr, e->dev, NULL,
-		   "PCI error detected on %s (slot %s): %s, source %s%s.", e->dev, s->addr,
-		   pcierr_state_to_string(e->state) ?: "?", source ?: "?",
-		   e->state == PCIERR_STATE_PERM_FAILURE ? ", permanent failure reported" : "");
-	bus_emit_error_detected(m, s->addr, e->dev, pcierr_state_to_string(e->state) ?: "",
-				e->time_unavail_ms, source ?: "");
-	log_error_detail(s->addr, e->dev, &e->detail, detail, sizeof(detail));
-	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64 "%s",
-		 source ?: "?", e->time_unavail_ms, e->seq, detail);
-	history(s, e->dev, PCIERR_HISTORY_EVENT, pcierr_state_to_string(e->state), "", "",
-		0, 0, message, &s->history_id);
-	feed(s, &ev);
+	feed_then(s, &ev, event_fanout, &news);
+	s = manager_find_slot(m, e->pe);
+	if (s)
+		manager_schedule_refresh(m, s);
 }
 
 static void format_results(const struct pcierr_op_done *d, char *buf, size_t size)
@@ -719,19 +909,48 @@ static void format_results(const struct pcierr_op_done *d, char *buf, size_t siz
 	}
 }
 
-static const char *step_name(const struct slot *s, const struct pcierr_op_done *d)
+static const char *step_name(const struct pcierr_op_done *d)
 {
 	if (d->op == PCIERR_CMD_REPORT)
 		return pcierr_step_to_string(d->step) ?: "report";
 	return pcierr_op_to_string(d->op) ?: "?";
 }
 
-void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
+struct op_news {
+	const struct pcierr_op_done *d;
+	bool lost;
+};
+
+static void op_done_fanout(struct slot *s, void *userdata)
+{
+	const struct op_news *n = userdata;
+	const struct pcierr_op_done *d = n->d;
+	char results[1024];
+	const char *result;
+
+	format_results(d, results, sizeof(results));
+	result = n->lost ? "timeout" : d->error ? "failed" : d->op == PCIERR_CMD_REPORT ?
+		 (pcierr_result_to_string(d->result) ?: "none") : "ok";
+	report_step(s, step_name(d), result, d->duration_ns / 1000);
+	history(s, NULL, PCIERR_HISTORY_STEP, step_name(d), result, results,
+		d->duration_ns / 1000, -(int)d->error, d->error ? strerror(d->error) : "", NULL);
+	log_info("Slot %s: %s: %s (%llu ms)%s%s", s->addr, step_name(d), result,
+		 (unsigned long long)(d->duration_ns / 1000000),
+		 results[0] ? " " : "", results);
+}
+
+/* the topology may have changed: the next decision needs the new list */
+static bool changes_devices(enum pcierr_cmd op)
+{
+	return op == PCIERR_CMD_REMOVE || op == PCIERR_CMD_RESCAN ||
+	       op == PCIERR_CMD_DISABLE || op == PCIERR_CMD_ENABLE;
+}
+
+static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost)
 {
 	_cleanup_free_ struct pcierr_policy_result *res = NULL;
 	struct slot *s = manager_find_slot(m, d->pe);
-	char results[1024];
-	const char *result;
+	struct op_news news = { .d = d, .lost = lost };
 	struct pcierr_policy_event ev;
 
 	if (!s)
@@ -747,7 +966,9 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 			s = manager_find_slot(m, d->pe);
 			if (s && !recovery_busy(s) && !(s->flags & PCIERR_PE_F_BUSY))
 				recovery_resync_slot(s);
-		}
+		} else
+			log_debug("Slot %s: OP_DONE of operation %" PRIu64 " ignored (waiting for %" PRIu64 ").",
+				  s->addr, d->op_id, s->op_id);
 		return;
 	}
 	s->op_id = 0;
@@ -790,20 +1011,12 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 		}
 	}
 
-	(void)manager_refresh_slot(m, s);
-	s = manager_find_slot(m, d->pe);
-	if (!s)
-		return;
-
-	format_results(d, results, sizeof(results));
-	result = d->error ? "failed" : d->op == PCIERR_CMD_REPORT ?
-		 (pcierr_result_to_string(d->result) ?: "none") : "ok";
-	bus_emit_recovery_step(m, s->addr, step_name(s, d), result, d->duration_ns / 1000);
-	history(s, NULL, PCIERR_HISTORY_STEP, step_name(s, d), result, results,
-		d->duration_ns / 1000, -(int)d->error, d->error ? strerror(d->error) : "", NULL);
-	log_info("Slot %s: %s: %s (%llu ms)%s%s", s->addr, step_name(s, d), result,
-		 (unsigned long long)(d->duration_ns / 1000000),
-		 results[0] ? " " : "", results);
+	if (changes_devices(d->op) || lost) {
+		(void)manager_refresh_slot(m, s);
+		s = manager_find_slot(m, d->pe);
+		if (!s)
+			return;
+	}
 
 	if (d->n_results > 0) {
 		res = calloc(d->n_results, sizeof(*res));
@@ -819,6 +1032,7 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 	ev = (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_OP_DONE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.op = d->op,
 		.step = d->step,
 		.error = d->error ? -(int)d->error : s->remove_error,
@@ -826,24 +1040,162 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 		.n_results = d->n_results,
 	};
 	s->remove_error = 0;
-	feed(s, &ev);
+	feed_then(s, &ev, op_done_fanout, &news);
+	s = manager_find_slot(m, d->pe);
+	if (s && !changes_devices(d->op))
+		manager_schedule_refresh(m, s);
+}
+
+void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
+{
+	op_done(m, d, false);
+}
+
+/*
+ * The step timeout of a command (H1): the kernel says whether the PE
+ * still runs an operation. Not busy (or gone): its OP_DONE was lost (an
+ * overrun, a message the library could not parse): go on as if it failed.
+ * Busy: a driver is slow; STUCK is reported once and the kernel is asked
+ * again later.
+ */
+static void check_op(struct slot *s)
+{
+	struct manager *m = s->manager;
+	_cleanup_free_ struct pcierr_dev_result *results = NULL;
+	struct pcierr_pe pe = { 0 };
+	struct pcierr_op_done d = {
+		.op_id = s->op_id,
+		.op = s->op,
+		.step = s->op_step,
+		.error = ETIMEDOUT,
+	};
+	pcierr_usec_t again;
+	bool busy = true, known = false;
+	int r = -ENOTCONN;
+
+	if (m->kernel && m->kernel_connected)
+		r = m->kops->pe_get(m->kernel, s->addr, &pe);
+	if (r == -ENODEV)
+		busy = false;
+	else if (r >= 0 && pe.last_op.op_id == s->op_id) {
+		/* ABI v2: the shim says how our operation ended */
+		busy = !pe.last_op.done;
+		if (pe.last_op.done) {
+			known = true;
+			d.error = pe.last_op.error;
+			d.result = pe.last_op.result;
+			d.duration_ns = pe.last_op.duration_ns;
+			d.pe_state = pe.last_op.pe_state;
+			d.pe_id = pe.id;
+			/* the merged answer stands for each device's */
+			if (d.op == PCIERR_CMD_REPORT && pe.n_devices > 0) {
+				results = calloc(pe.n_devices, sizeof(*results));
+				for (size_t i = 0; results && i < pe.n_devices; i++) {
+					snprintf(results[i].addr, sizeof(results[i].addr), "%s",
+						 pe.devices[i].addr);
+					results[i].result = d.result;
+				}
+				d.results = results;
+				d.n_results = results ? pe.n_devices : 0;
+			}
+		}
+	} else if (r >= 0 && !(pe.flags & PCIERR_PE_F_BUSY))
+		busy = false;
+	pcierr_pe_clear(&pe);
+
+	if (!busy) {
+		snprintf(d.pe, sizeof(d.pe), "%s", s->addr);
+		if (!known)
+			d.duration_ns = (now_monotonic_usec() - s->step_started_mono) * 1000;
+		log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
+			   "Slot %s: the shim finished %s but its completion never came; %s.",
+			   s->addr, step_name(&d), known ? "going on with the result the shim kept" :
+			   "going on as if it failed");
+		op_done(m, &d, !known);
+		return;
+	}
+
+	if (!s->rec.stuck) {
+		struct pcierr_policy_event ev = {
+			.type = PCIERR_POLICY_EV_TIMEOUT,
+			.now = now_realtime_usec(),
+			.mono = now_boottime_usec(),
+		};
+
+		feed(s, &ev);	/* STUCK, reported once */
+	}
+	again = (pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC;
+	for (unsigned int i = 0; i < s->op_checks && again < OP_RECHECK_MAX_USEC; i++)
+		again *= 2;
+	again = MIN(MAX(again, PCIERR_USEC_PER_SEC), OP_RECHECK_MAX_USEC);
+	s->op_checks++;
+	if (r < 0)
+		log_warning_errno(r, "Slot %s: cannot ask the kernel after %s: %m; asking again in %llu s.",
+				  s->addr, pcierr_op_to_string(s->op) ?: "?",
+				  (unsigned long long)(again / PCIERR_USEC_PER_SEC));
+	else
+		log_warning("Slot %s: %s is still running in the kernel; asking again in %llu s.",
+			    s->addr, pcierr_op_to_string(s->op) ?: "?",
+			    (unsigned long long)(again / PCIERR_USEC_PER_SEC));
+	arm(s, again);
+}
+
+void recovery_op_maybe_lost(struct slot *s)
+{
+	if (s->op_id == 0)
+		return;
+	/* the timer then asks the kernel (check_op) */
+	if (!s->timer || s->op_checks == 0) {
+		log_debug("Slot %s: the shim is done with operation %" PRIu64 "; its OP_DONE is due.",
+			  s->addr, s->op_id);
+		arm(s, OP_LOST_GRACE_USEC);
+	}
+}
+
+struct aer_news {
+	const struct pcierr_uevent *u;
+	bool whole;
+	bool first;		/* BEGIN, or news of an idle slot */
+};
+
+static const char *const aer_names[] = {
+	[PCIERR_POLICY_AER_BEGIN] = "begin",
+	[PCIERR_POLICY_AER_SUCCESSFUL] = "successful",
+	[PCIERR_POLICY_AER_FAILED] = "failed",
+};
+
+static void aer_fanout(struct slot *s, void *userdata)
+{
+	const struct aer_news *n = userdata;
+	const struct pcierr_uevent *u = n->u;
+	char message[128];
+
+	snprintf(message, sizeof(message), "kernel AER recovery %s", aer_names[u->aer]);
+	if (n->first) {
+		log_struct(LOG_WARNING, PCIERR_MESSAGE_ERROR_DETECTED, s->addr, u->addr, NULL,
+			   "PCI error on %s (slot %s): the kernel's AER recovery %s.", u->addr,
+			   s->addr, u->aer == PCIERR_POLICY_AER_BEGIN ? "began" :
+			   u->aer == PCIERR_POLICY_AER_SUCCESSFUL ? "succeeded" : "failed");
+		report_error(s, n->whole ? "" : u->addr, "frozen", 0, "aer");
+		history(s, n->whole ? NULL : u->addr, PCIERR_HISTORY_EVENT, "aer", aer_names[u->aer],
+			"", 0, 0, message, NULL);
+	} else {
+		log_info("Slot %s: %s (%s).", s->addr, message, u->addr);
+		history(s, n->whole ? NULL : u->addr, PCIERR_HISTORY_STEP, "aer", aer_names[u->aer],
+			"", 0, 0, message, NULL);
+	}
 }
 
 void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
 {
-	static const char *const names[] = {
-		[PCIERR_POLICY_AER_BEGIN] = "begin",
-		[PCIERR_POLICY_AER_SUCCESSFUL] = "successful",
-		[PCIERR_POLICY_AER_FAILED] = "failed",
-	};
 	struct slot *s = manager_find_slot_for(m, u->addr);
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_AER,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.aer = u->aer,
 	};
-	char message[128];
-	bool whole;
+	struct aer_news news = { .u = u };
 
 	if (!s) {
 		log_debug("AER recovery event for %s outside any slot; ignored.", u->addr);
@@ -851,30 +1203,15 @@ void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
 	}
 	if (s->state == PCIERR_PE_STATE_DISABLED)
 		return;
-	(void)manager_refresh_slot(m, s);
-	s = manager_find_slot_for(m, u->addr);
-	if (!s)
-		return;
 
 	/* the kernel names the bridge it recovered below: the whole slot */
-	whole = strcmp(u->addr, s->addr) == 0;
-	ev.device = whole ? NULL : u->addr;
-
-	snprintf(message, sizeof(message), "kernel AER recovery %s", names[u->aer]);
-	if (u->aer == PCIERR_POLICY_AER_BEGIN || s->rec.phase == PCIERR_PHASE_IDLE) {
-		log_struct(LOG_WARNING, PCIERR_MESSAGE_ERROR_DETECTED, s->addr, u->addr, NULL,
-			   "PCI error on %s (slot %s): the kernel's AER recovery %s.", u->addr,
-			   s->addr, u->aer == PCIERR_POLICY_AER_BEGIN ? "began" :
-			   u->aer == PCIERR_POLICY_AER_SUCCESSFUL ? "succeeded" : "failed");
-		bus_emit_error_detected(m, s->addr, whole ? "" : u->addr, "frozen", 0, "aer");
-		history(s, whole ? NULL : u->addr, PCIERR_HISTORY_EVENT, "aer", names[u->aer],
-			"", 0, 0, message, NULL);
-	} else {
-		log_info("Slot %s: %s (%s).", s->addr, message, u->addr);
-		history(s, whole ? NULL : u->addr, PCIERR_HISTORY_STEP, "aer", names[u->aer],
-			"", 0, 0, message, NULL);
-	}
-	feed(s, &ev);
+	news.whole = strcmp(u->addr, s->addr) == 0;
+	news.first = u->aer == PCIERR_POLICY_AER_BEGIN || s->rec.phase == PCIERR_PHASE_IDLE;
+	ev.device = news.whole ? NULL : u->addr;
+	feed_then(s, &ev, aer_fanout, &news);
+	s = manager_find_slot_for(m, u->addr);
+	if (s)
+		manager_schedule_refresh(m, s);
 }
 
 void recovery_on_device_removed(struct manager *m, const char *addr)
@@ -882,6 +1219,8 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
+		if (s->n_udev_pending == 0)
+			continue;
 		for (size_t j = 0; j < s->n_udev_pending; j++)
 			if (strcmp(s->udev_pending[j], addr) == 0) {
 				memmove(&s->udev_pending[j], &s->udev_pending[j + 1],
@@ -893,15 +1232,15 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 			struct pcierr_policy_event ev = {
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
 				.now = now_realtime_usec(),
+				.mono = now_boottime_usec(),
 			};
-
 			pcierr_usec_t took = now_monotonic_usec() - s->step_started_mono;
 
 			s->waiting_udev = false;
 			disarm(s);
 			log_info("Slot %s: wait_udev: ok (%llu ms)", s->addr,
 				 (unsigned long long)(took / 1000));
-			bus_emit_recovery_step(m, s->addr, "wait_udev", "ok", took);
+			report_step(s, "wait_udev", "ok", took);
 			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", took, 0, "", NULL);
 			feed(s, &ev);
 			return;	/* feed() may have changed the slots */
@@ -915,6 +1254,7 @@ void recovery_resync_slot(struct slot *s)
 	struct pcierr_policy_event ev = {
 		.type = PCIERR_POLICY_EV_FREEZE,
 		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.state = PCIERR_STATE_FROZEN,
 		.freeze_kind = PCIERR_FREEZE_COUNTED,
 	};
@@ -924,6 +1264,13 @@ void recovery_resync_slot(struct slot *s)
 
 	if (recovery_busy(s) || !m->kernel_connected)
 		return;
+	if (admin_pending(s)) {
+		/* the freeze of an administrator's Reset: its event comes
+		 * (until its deadline; then this slot is recovered as found) */
+		log_debug("Slot %s: a Reset is pending; its event decides.", s->addr);
+		return;
+	}
+	s->admin_reset = false;
 	if (s->flags & PCIERR_PE_F_BUSY) {
 		/* its OP_DONE will tell (recovery_on_op_done) */
 		log_info("Slot %s: an operation started before is still running; waiting for it.",
@@ -932,7 +1279,7 @@ void recovery_resync_slot(struct slot *s)
 	}
 	if (s->state == PCIERR_PE_STATE_REMOVED) {
 		log_notice("Slot %s was left hot-unplugged; rescanning.", s->addr);
-		r = pcierr_rescan(m->kernel, s->addr, s->pe_id, &op_id);
+		r = m->kops->rescan(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
 			log_error_errno(r, "Slot %s: rescan failed: %m", s->addr);
 			return;
@@ -974,6 +1321,7 @@ void recovery_kernel_gone(struct manager *m)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
+		s->admin_reset = false;
 		if (!recovery_busy(s))
 			continue;
 		log_warning("Slot %s: the kernel shim went away during the recovery; "
@@ -983,10 +1331,9 @@ void recovery_kernel_gone(struct manager *m)
 		s->op_id = 0;
 		s->outside_policy = false;
 		s->waiting_udev = false;
-		s->admin_reset = false;
 		s->n_remove_queue = 0;
 		s->n_udev_pending = 0;
-		bus_slot_changed(s);
+		observe_slot_changed(s);
 	}
 }
 
@@ -1000,7 +1347,7 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 
 	if (type == PCIERR_RESET_UNSPEC)
 		type = PCIERR_RESET_HOT;
-	if (recovery_busy(s) || s->admin_reset) {
+	if (recovery_busy(s) || admin_pending(s)) {
 		snprintf(msg, msg_size, "Slot %s is recovering; try again when it is done", s->addr);
 		return -EBUSY;
 	}
@@ -1022,9 +1369,9 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 		return -EINVAL;
 	}
 	/* cut the slot off as for an error, then recover it by a reset */
-	r = pcierr_inject(m->kernel, d->addr, s->pe_id, PCIERR_STATE_FROZEN, 0, &seq);
+	r = m->kops->inject(m->kernel, d->addr, s->pe_id, PCIERR_STATE_FROZEN, 0, &seq);
 	if (r < 0) {
-		const char *why = pcierr_last_error_message(m->kernel);
+		const char *why = m->kops->last_error_message(m->kernel);
 
 		snprintf(msg, msg_size, "The kernel refused to freeze %s: %s", d->addr,
 			 why ? why : strerror(-r));
@@ -1033,16 +1380,26 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 	s->admin_reset = true;
 	s->admin_seq = seq;
 	s->admin_type = type;
+	/* its event is expected within a step timeout; a lost one must not
+	 * keep the flag (review M3) */
+	s->admin_deadline = now_monotonic_usec() +
+		(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC;
 	log_info("Slot %s: %s reset requested.", s->addr, pcierr_reset_type_to_string(type));
 	return 0;
 }
 
+/*
+ * Enable: the kernel first (a refused ENABLE changes nothing), then every
+ * disabled mark and freeze record of the slot, queued together (review
+ * L13).
+ */
 int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 {
 	struct manager *m = s->manager;
 	_cleanup_free_ struct pcierr_disabled *dis = NULL;
 	size_t n = 0, enabled = 0;
-	uint64_t op_id;
+	uint64_t op_id = 0;
+	bool kernel = s->state == PCIERR_PE_STATE_DISABLED;
 	int r;
 
 	if (recovery_busy(s)) {
@@ -1055,53 +1412,69 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 			snprintf(msg, msg_size, "Failed to read the state store: %s", strerror(-r));
 			return r;
 		}
-		for (size_t i = 0; i < n; i++) {
-			if (pcierr_state_enable(m->state, dis[i].key) > 0)
-				enabled++;
-			(void)pcierr_state_clear_freeze(m->state, dis[i].key);
-			history(s, dis[i].device, PCIERR_HISTORY_ENABLE, "", "enabled", "", 0, 0,
-				"enabled by the administrator", NULL);
-		}
 	}
-	for (size_t i = 0; i < s->n_devices; i++) {
-		struct device *d = s->devices[i];
-
-		if (!d->history.disabled)
-			continue;
-		if (m->state) {
-			(void)pcierr_state_enable(m->state, d->key);
-			(void)pcierr_state_clear_freeze(m->state, d->key);
-		}
-		d->history = (struct pcierr_freeze_record) { 0 };
-		free(d->disabled_reason);
-		d->disabled_reason = strdup("");
-		enabled++;
-		bus_device_changed(d);
+	for (size_t i = 0; i < s->n_devices; i++)
+		if (s->devices[i]->history.disabled)
+			enabled++;
+	if (!kernel && enabled == 0 && n == 0) {
+		snprintf(msg, msg_size, "Slot %s is not disabled", s->addr);
+		return -EINVAL;
 	}
 
-	if (s->state == PCIERR_PE_STATE_DISABLED) {
-		if (!m->kernel_connected) {
+	if (kernel) {
+		if (!m->kernel_connected || !m->kernel) {
 			snprintf(msg, msg_size, "The kernel shim is not loaded (modprobe pcierr_shim)");
 			return -ENOTCONN;
 		}
-		r = pcierr_enable(m->kernel, s->addr, s->pe_id, &op_id);
+		r = m->kops->enable(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
-			const char *why = pcierr_last_error_message(m->kernel);
+			const char *why = m->kops->last_error_message(m->kernel);
 
 			snprintf(msg, msg_size, "The kernel refused to enable %s: %s", s->addr,
 				 why ? why : strerror(-r));
 			return r;
 		}
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		if (m->writer) {
+			(void)state_writer_enable(m->writer, dis[i].key);
+			(void)state_writer_clear_freeze(m->writer, dis[i].key, 0);
+		}
+		history(s, dis[i].device, PCIERR_HISTORY_ENABLE, "", "enabled", "", 0, 0,
+			"enabled by the administrator", NULL);
+	}
+	for (size_t i = 0; i < s->n_devices; i++) {
+		struct device *d = s->devices[i];
+		char *empty;
+
+		if (!d->history.disabled)
+			continue;
+		if (m->writer) {
+			(void)state_writer_enable(m->writer, d->key);
+			(void)state_writer_clear_freeze(m->writer, d->key, d->error_gen);
+		}
+		d->history = (struct pcierr_freeze_record) { .error_gen = d->error_gen };
+		empty = strdup("");
+		if (empty) {
+			free(d->disabled_reason);
+			d->disabled_reason = empty;
+		}
+		observe_device_changed(d);
+	}
+
+	/* the card comes back soon and its record is read again: what was
+	 * just queued is written first (an admin's call; bounded) */
+	if (m->writer && state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC) < 0)
+		log_warning("Slot %s: the state store is slow; the enabling is written later.", s->addr);
+	if (kernel) {
 		s->outside_policy = true;
 		started(s, PCIERR_CMD_ENABLE, op_id,
 			(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC);
-	} else if (enabled == 0) {
-		snprintf(msg, msg_size, "Slot %s is not disabled", s->addr);
-		return -EINVAL;
 	}
 	s->status = (struct slot_status) { 0 };
 	log_notice("Slot %s enabled by the administrator.", s->addr);
-	bus_slot_changed(s);
+	observe_slot_changed(s);
 	manager_schedule_metrics(m);
 	return 0;
 }

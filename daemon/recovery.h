@@ -26,6 +26,10 @@ void recovery_on_device_removed(struct manager *m, const char *addr);
  * that came back. */
 void recovery_resync_slot(struct slot *s);
 
+/* A resync found the PE no longer busy while s waits for an OP_DONE:
+ * ask the kernel again shortly, then go on without it (H1) */
+void recovery_op_maybe_lost(struct slot *s);
+
 /* The shim went away: every operation in flight is lost */
 void recovery_kernel_gone(struct manager *m);
 

@@ -20,6 +20,7 @@
 struct pcierr_state {
 	sqlite3 *db;
 	bool in_tx;			/* pcierr_state_begin() is active */
+	bool wal;			/* the journal mode is WAL */
 	char errmsg[256];
 };
 
@@ -111,6 +112,13 @@ static int map_rc(int rc)
 static int fail(struct pcierr_state *s, int rc)
 {
 	const char *m = sqlite3_errmsg(s->db);
+
+	/* a step that "failed" with a row or with no row is a caller's
+	 * unexpected answer, never a success (review L5) */
+	if ((rc & 0xff) == SQLITE_ROW || (rc & 0xff) == SQLITE_DONE || rc == SQLITE_OK) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "unexpected answer %d from SQLite", rc);
+		return -EIO;
+	}
 
 	snprintf(s->errmsg, sizeof(s->errmsg), "%s", m ? m : sqlite3_errstr(rc));
 	return map_rc(rc);
@@ -324,6 +332,13 @@ static int configure(struct pcierr_state *s)
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return fail(s, rc);
+	{
+		const unsigned char *mode = sqlite3_column_text(st, 0);
+
+		/* ":memory:" answers "memory"; a filesystem without shared
+		 * memory keeps the rollback journal (review L14) */
+		s->wal = mode && strcmp((const char *) mode, "wal") == 0;
+	}
 	r = exec(s, "PRAGMA synchronous = FULL");
 	if (r < 0)
 		return r;
@@ -436,6 +451,76 @@ struct pcierr_state *pcierr_state_close(struct pcierr_state *s)
 const char *pcierr_state_errmsg(const struct pcierr_state *s)
 {
 	return s ? s->errmsg : open_errmsg;
+}
+
+bool pcierr_state_is_wal(const struct pcierr_state *s)
+{
+	return s && s->wal;
+}
+
+int pcierr_state_set_synchronous(struct pcierr_state *s, bool full)
+{
+	if (!s || s->in_tx)
+		return -EINVAL;
+	return exec(s, full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+}
+
+int pcierr_state_check(struct pcierr_state *s)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	const unsigned char *t;
+	int r, rc;
+
+	if (!s)
+		return -EINVAL;
+	r = prepare(s, "PRAGMA quick_check(1)", &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return fail(s, rc);
+	t = sqlite3_column_text(st, 0);
+	if (!t || strcmp((const char *) t, "ok") != 0) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "integrity check: %s",
+			 t ? (const char *) t : "no answer");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int pcierr_state_prune_history(struct pcierr_state *s, uint64_t max_entries,
+			       pcierr_usec_t before_usec)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r, n = 0;
+
+	if (!s || max_entries > (uint64_t) INT64_MAX || !usec_ok(before_usec))
+		return -EINVAL;
+	r = write_begin(s);
+	if (r < 0)
+		return r;
+	if (max_entries > 0) {
+		r = prepare(s, "DELETE FROM history WHERE id <= "
+			    "(SELECT id FROM history ORDER BY id DESC LIMIT 1 OFFSET ?1)", &st);
+		if (r >= 0 && sqlite3_bind_int64(st, 1, (sqlite3_int64) max_entries) != SQLITE_OK)
+			r = fail(s, SQLITE_ERROR);
+		if (r >= 0)
+			r = step_done(s, st);
+		if (r >= 0)
+			n += sqlite3_changes(s->db);
+		sqlite3_finalize(TAKE_PTR(st));
+	}
+	if (r >= 0 && before_usec > 0) {
+		r = prepare(s, "DELETE FROM history WHERE time_usec < ?1", &st);
+		if (r >= 0 && sqlite3_bind_int64(st, 1, (sqlite3_int64) before_usec) != SQLITE_OK)
+			r = fail(s, SQLITE_ERROR);
+		if (r >= 0)
+			r = step_done(s, st);
+		if (r >= 0)
+			n += sqlite3_changes(s->db);
+	}
+	r = write_end(s, r);
+	return r < 0 ? r : n;
 }
 
 int pcierr_state_begin(struct pcierr_state *s)

@@ -9,9 +9,12 @@
  *     the PE and device address they had then),
  *   - a history of events, recoveries and their steps.
  *
- * Durability: WAL journal with synchronous=FULL: once a write function or
- * pcierr_state_commit() has returned 0 the change is on disk and survives
- * a kill -9 of the daemon and a power loss. Consistency: every write runs
+ * Durability: WAL journal with synchronous=FULL by default: once a write
+ * function or pcierr_state_commit() has returned 0 the change is on disk
+ * and survives a kill -9 of the daemon and a power loss
+ * (pcierr_state_set_synchronous() trades the power-loss part for speed).
+ * pcierrd itself writes only from its state writer thread
+ * (daemon/state-writer.h), never on its event loop. Consistency: every write runs
  * in a transaction (its own, or a savepoint inside the caller's
  * pcierr_state_begin()); when anything fails it is rolled back and the
  * database is left as it was. Invalid arguments give -EINVAL before
@@ -104,6 +107,31 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct pcierr_state *, pcierr_state_close);
  * that of the last pcierr_state_open() of this thread that failed.
  */
 const char *pcierr_state_errmsg(const struct pcierr_state *s);
+
+/*
+ * Whether the journal mode is WAL (it stays the rollback journal on a
+ * filesystem without shared memory, and "memory" for ":memory:").
+ */
+bool pcierr_state_is_wal(const struct pcierr_state *s);
+
+/*
+ * Durability of the following commits: full (fsync at every commit, the
+ * default) or normal (WAL: durable at the next checkpoint; a crash of
+ * pcierrd loses nothing, a power loss the last commits, never
+ * consistency). Not inside a transaction (-EINVAL).
+ */
+int pcierr_state_set_synchronous(struct pcierr_state *s, bool full);
+
+/* PRAGMA quick_check: 0, -EBADMSG when the database is damaged */
+int pcierr_state_check(struct pcierr_state *s);
+
+/*
+ * History retention: delete all but the newest max_entries entries (0: no
+ * limit) and those older than before_usec (0: no age limit), in one
+ * transaction. Returns the number of entries deleted.
+ */
+int pcierr_state_prune_history(struct pcierr_state *s, uint64_t max_entries,
+			       pcierr_usec_t before_usec);
 
 /* The schema version of the open database (PRAGMA user_version) */
 int pcierr_state_schema_version(struct pcierr_state *s);

@@ -21,20 +21,10 @@ static const char *get_property(const char *key, void *userdata)
 	return udev_device_get_property_value(userdata, key);
 }
 
-static void on_uevent(struct manager *m, struct udev_device *dev)
+void udev_source_dispatch(struct manager *m, const struct pcierr_uevent *uev)
 {
-	struct pcierr_uevent u;
+	const struct pcierr_uevent u = *uev;
 	int r;
-
-	r = pcierr_uevent_parse(udev_device_get_subsystem(dev),
-				udev_device_get_action(dev),
-				udev_device_get_sysname(dev),
-				get_property, dev, &u);
-	if (r < 0) {
-		log_debug_errno(r, "Ignoring a malformed uevent of %s: %m",
-				udev_device_get_sysname(dev));
-		return;
-	}
 
 	switch (u.type) {
 	case PCIERR_UEVENT_ADD:
@@ -60,15 +50,46 @@ static void on_uevent(struct manager *m, struct udev_device *dev)
 	}
 }
 
+static void on_uevent(struct manager *m, struct udev_device *dev)
+{
+	struct pcierr_uevent u;
+	int r;
+
+	r = pcierr_uevent_parse(udev_device_get_subsystem(dev),
+				udev_device_get_action(dev),
+				udev_device_get_sysname(dev),
+				get_property, dev, &u);
+	if (r < 0) {
+		log_debug_errno(r, "Ignoring a malformed uevent of %s: %m",
+				udev_device_get_sysname(dev));
+		return;
+	}
+	udev_source_dispatch(m, &u);
+}
+
+void udev_source_overrun(struct manager *m)
+{
+	/* add, remove and AER uevents were lost: the kernel still knows
+	 * the topology; a waiting WAIT_UDEV ends by its bound (review L2) */
+	log_warning("The udev monitor overran (ENOBUFS): uevents were lost; resynchronising.");
+	if (m->kernel)
+		manager_schedule_resync(m, "udev overrun");
+}
+
 static int on_udev_io(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
 
 	for (;;) {
-		struct udev_device *dev = udev_monitor_receive_device(m->udev_monitor);
+		struct udev_device *dev;
 
-		if (!dev)
+		errno = 0;
+		dev = udev_monitor_receive_device(m->udev_monitor);
+		if (!dev) {
+			if (errno == ENOBUFS)
+				udev_source_overrun(m);
 			break;
+		}
 		on_uevent(m, dev);
 		udev_device_unref(dev);
 	}

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/notifier.h>
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -62,7 +63,8 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		  unsigned int time_unavail_ms, enum pcierr_source source,
 		  u64 *seqp)
 {
-	struct pcierr_pe *pe = dev->pe;
+	/* A failing bridge takes down what is below it: the PE it heads. */
+	struct pcierr_pe *pe = dev->headed ?: dev->pe;
 	struct pcierr_ev *ev, *tail;
 	unsigned long flags;
 	u64 seq, ts, pe_id;
@@ -186,6 +188,7 @@ static void pcierr_event_work_fn(struct work_struct *work)
 			list_del_init(&pe->freeze_node);
 			spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 			pcierr_pe_apply_freeze(pe);
+			pcierr_owner_arm(pe, pcierr_nl_has_listeners());
 			pcierr_pe_put(pe);
 			continue;
 		}
@@ -206,15 +209,10 @@ static void pcierr_event_work_fn(struct work_struct *work)
 int pcierr_event_init(void)
 {
 	pcierr_ring_size = clamp(event_queue_len, 2U, 65536U);
-	pcierr_ring = kcalloc(pcierr_ring_size, sizeof(*pcierr_ring),
-			      GFP_KERNEL);
+	/* 65536 entries are more than kmalloc gives (D20) */
+	pcierr_ring = kvcalloc(pcierr_ring_size, sizeof(*pcierr_ring),
+			       GFP_KERNEL);
 	return pcierr_ring ? 0 : -ENOMEM;
-}
-
-/* Deliver (or, while exiting, drop) everything queued so far. */
-void pcierr_event_flush(void)
-{
-	flush_work(&pcierr_event_work);
 }
 
 void pcierr_event_exit(void)
@@ -222,7 +220,7 @@ void pcierr_event_exit(void)
 	/* pcierr_exiting is set: the work only releases what is queued. */
 	flush_work(&pcierr_event_work);
 	pcierr_event_work_fn(NULL);
-	kfree(pcierr_ring);
+	kvfree(pcierr_ring);
 	pcierr_ring = NULL;
 }
 
@@ -297,6 +295,12 @@ static int pcierr_check(struct pci_dev *pdev)
 		goto out;
 	}
 
+	/* A sleeping device reads all ones: that is no failure (D10). */
+	if (pm_runtime_suspended(&pdev->dev) ||
+	    pdev->current_state == PCI_D3cold) {
+		pcierr_stat_inc(PCIERR_STAT_FALSE_POSITIVES);
+		goto out;
+	}
 	/* The platform confirms (pseries: the PE's reset state): platform.h */
 	ret = pcierr_platform_check(dev);
 	if (ret != -ENOTTY)

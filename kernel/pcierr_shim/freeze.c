@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The software freeze for platforms without hardware isolation (x86):
- * every device of the PE gets memory and I/O decode and bus mastering
+ * every device of the PE's subtree (the devices below its bridge, those
+ * behind switches included) gets memory and I/O decode and bus mastering
  * switched off, INTx disabled and MSI-X masked (with bus mastering off a
- * device cannot signal MSI either), and its error_state set. Bridges are
- * not touched: the PE is the devices below the bridge.
+ * device cannot signal MSI either), and its error_state set. Bridges keep
+ * forwarding: their config space is the way back. Each device is held
+ * awake (a runtime-PM reference, as err.c takes) until it is recovered or
+ * removed, so that a runtime resume cannot restore decode behind us.
  *
  * Config space is written with the pci_bus_* accessors, which still reach
  * a device whose error_state is perm_failure.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -73,13 +77,16 @@ static void pcierr_freeze_dev(struct pcierr_dev *dev)
 		return;
 
 	mutex_lock(&dev->state_lock);
+	if (!dev->rpm_held) {
+		/* err.c's pm_runtime_get_sync(): awake for the recovery */
+		pm_runtime_get_sync(&pdev->dev);
+		dev->rpm_held = true;
+	}
 	if (!dev->hw_frozen) {
-		/* Never seen healthy (no driver bound since load): now. */
-		if (!dev->healthy)
-			__pcierr_save_healthy(dev);
 		pci_bus_read_config_word(bus, devfn, PCI_COMMAND, &cmd);
 		if (cmd != 0xffff) {
 			dev->frozen_cmd = cmd;
+			dev->cmd_saved = true;
 			cmd &= ~(PCIERR_CMD_DECODE | PCI_COMMAND_MASTER);
 			cmd |= PCI_COMMAND_INTX_DISABLE;
 			pci_bus_write_config_word(bus, devfn, PCI_COMMAND, cmd);
@@ -90,6 +97,7 @@ static void pcierr_freeze_dev(struct pcierr_dev *dev)
 						 &flags);
 			if (flags != 0xffff) {
 				dev->frozen_msix = flags;
+				dev->msix_saved = true;
 				pci_bus_write_config_word(bus, devfn,
 							  pdev->msix_cap +
 							  PCI_MSIX_FLAGS,
@@ -97,7 +105,8 @@ static void pcierr_freeze_dev(struct pcierr_dev *dev)
 							  PCI_MSIX_FLAGS_MASKALL);
 			}
 		}
-		dev->hw_frozen = true;
+		/* Only what was written needs undoing (D14). */
+		dev->hw_frozen = dev->cmd_saved || dev->msix_saved;
 	}
 	mutex_unlock(&dev->state_lock);
 	pcierr_set_io_state(pdev, pci_channel_io_frozen);
@@ -125,6 +134,7 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
 		pr_err("PE %s: cannot freeze: out of memory\n", pe->name);
 		goto out;
 	}
+	pcierr_pe_info(pe, "PE frozen (%d devices)\n", n);
 	for (i = 0; i < n; i++)
 		pcierr_freeze_dev(devs[i]);
 	pcierr_snapshot_put(devs, n);
@@ -134,6 +144,20 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
 	spin_unlock_irqrestore(&pe->lock, flags);
 out:
 	mutex_unlock(&pe->freeze_lock);
+}
+
+/*
+ * Freeze again whatever an operation may have lifted after a detection
+ * that came in while it ran (D11).
+ */
+void pcierr_pe_refreeze(struct pcierr_pe *pe)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	pe->freeze_done = pe->freeze_req - 1;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	pcierr_pe_apply_freeze(pe);
 }
 
 /*
@@ -154,7 +178,7 @@ void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma)
 		goto out;
 
 	pci_bus_read_config_word(bus, devfn, PCI_COMMAND, &cmd);
-	if (cmd != 0xffff) {
+	if (dev->cmd_saved && cmd != 0xffff) {
 		cmd |= dev->frozen_cmd & PCIERR_CMD_DECODE;
 		if (dma) {
 			if ((dev->frozen_cmd & PCI_COMMAND_MASTER) &&
@@ -165,7 +189,7 @@ void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma)
 		}
 		pci_bus_write_config_word(bus, devfn, PCI_COMMAND, cmd);
 	}
-	if (dma && pdev->msix_cap &&
+	if (dma && pdev->msix_cap && dev->msix_saved &&
 	    !(dev->frozen_msix & PCI_MSIX_FLAGS_MASKALL)) {
 		pci_bus_read_config_word(bus, devfn,
 					 pdev->msix_cap + PCI_MSIX_FLAGS,
@@ -177,8 +201,11 @@ void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma)
 						  flags &
 						  ~PCI_MSIX_FLAGS_MASKALL);
 	}
-	if (dma)
+	if (dma) {
 		dev->hw_frozen = false;
+		dev->cmd_saved = false;
+		dev->msix_saved = false;
+	}
 out:
 	mutex_unlock(&dev->state_lock);
 }

@@ -4,6 +4,23 @@
  * PE under pci_lock_rescan_remove(), and keeping a disabled PE's devices
  * away: a device that reappears on it gets a driver_override naming no
  * driver (so nothing binds) and is removed again from work context.
+ *
+ * Removing a frozen device is a surprise removal, as pciehp's for a card
+ * that is gone: every device of the subtree is first marked disconnected
+ * (error_state perm_failure, which pci_dev_set_disconnected() sets), so
+ * that pci_device_is_present(), pci_channel_offline() and the config
+ * accessors tell its driver that the hardware is gone and its remove()
+ * skips the teardown. The rescan/remove lock is held for the removal
+ * only. A PE in normal state is removed in order (drivers talk to their
+ * working devices).
+ *
+ * Not every driver looks (megaraid_sas in 6.1 flushes its cache and shuts
+ * its firmware down in remove() and waits 180 s for each command a frozen
+ * card cannot hear). So a marked device that still answers config reads
+ * (the link is up: only the shim's software freeze cuts it off) gets its
+ * decode, bus mastering and MSI-X back for the teardown: its driver's
+ * last commands complete, and the removal takes what a normal one takes.
+ * A device that does not answer stays cut off; its driver sees all ones.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,14 +46,46 @@ static bool pcierr_pe_disabled(struct pcierr_pe *pe)
 	return disabled;
 }
 
-static struct pci_dev *pcierr_pe_head(struct pcierr_pe *pe)
+/*
+ * Mark the frozen devices about to be removed disconnected: all of the
+ * subtree when the PE is not in normal state, the frozen ones otherwise
+ * (@only: that device and what sits below it). Without locks, as pciehp.
+ * Then lift the freeze of those that still answer, for their teardown.
+ */
+static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 {
-	struct pci_dev *head;
+	bool all = pcierr_pe_get_state(pe) != PCIERR_PE_STATE_NORMAL;
+	struct pcierr_dev **devs;
+	struct pci_dev *pdev, *up;
+	int i, n, marked = 0, thawed = 0;
 
-	mutex_lock(&pcierr_topo_lock);
-	head = pci_dev_get(pe->head);
-	mutex_unlock(&pcierr_topo_lock);
-	return head;
+	n = pcierr_pe_snapshot(pe, false, &devs);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		pdev = devs[i]->pdev;
+		if (only) {
+			for (up = pdev; up && up != only->pdev;
+			     up = up->bus->self)
+				;
+			if (!up)
+				continue;
+		}
+		if (!all && !devs[i]->hw_frozen &&
+		    READ_ONCE(pdev->error_state) == pci_channel_io_normal)
+			continue;
+		pcierr_set_io_state(pdev, pci_channel_io_perm_failure);
+		marked++;
+		if (devs[i]->hw_frozen && pcierr_present(pdev)) {
+			pcierr_unfreeze_dev(devs[i], true);
+			thawed++;
+		}
+	}
+	pcierr_snapshot_put(devs, n);
+	if (thawed)
+		pcierr_pe_info(pe, "%d of them still answer: freeze lifted for their drivers' teardown\n",
+			       thawed);
+	return marked;
 }
 
 /* Caller holds pci_lock_rescan_remove(). Returns how many were removed. */
@@ -73,10 +122,20 @@ static int pcierr_rescan_devices(struct pcierr_pe *pe)
 	int ret = 0;
 
 	if (pe->root_single) {
+		/* That function alone, not the whole root bus (D8). */
 		bus = pci_find_bus(pe->domain, pe->busnr);
 		if (!bus)
 			return -ENODEV;
-		pci_rescan_bus(bus);
+		head = pci_get_slot(bus, pe->devfn);
+		if (head) {		/* still (or already) there */
+			pci_dev_put(head);
+			return 0;
+		}
+		head = pci_scan_single_device(bus, pe->devfn);
+		if (!head)
+			return -ENODEV;
+		pci_assign_unassigned_bus_resources(bus);
+		pci_bus_add_device(head);
 		return 0;
 	}
 	head = pcierr_pe_head(pe);
@@ -120,14 +179,21 @@ static void pcierr_op_remove_one(struct pcierr_op *op)
 void pcierr_op_remove(struct pcierr_op *op)
 {
 	struct pcierr_pe *pe = op->pe;
+	int marked, n;
 
+	marked = pcierr_disconnect(pe, op->dev);
+	if (marked > 0)
+		pcierr_pe_info(pe, "%d frozen devices marked disconnected\n",
+			       marked);
 	if (op->dev) {
+		pcierr_pe_info(pe, "removing %s\n", op->dev->name);
 		pcierr_op_remove_one(op);
 		return;
 	}
 	pci_lock_rescan_remove();
-	pcierr_remove_devices(pe);
+	n = pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
+	pcierr_pe_info(pe, "removed %d devices\n", n);
 	if (!pcierr_pe_disabled(pe))
 		pcierr_pe_set_state(pe, PCIERR_PE_STATE_REMOVED);
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
@@ -145,8 +211,13 @@ void pcierr_op_rescan(struct pcierr_op *op)
 	if (disabled)
 		pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
-	if (!op->err && !disabled)
-		pcierr_pe_set_state(pe, PCIERR_PE_STATE_NORMAL);
+	if (!op->err && !disabled) {
+		/* What came back is healthy: its snapshot, now (D2). */
+		pcierr_save_healthy_pe(pe);
+		pcierr_pe_set_state_if(pe, PCIERR_PE_STATE_NORMAL,
+				       op->freeze_req);
+		pcierr_pe_info(pe, "rescanned\n");
+	}
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
 }
 
@@ -165,17 +236,19 @@ void pcierr_op_disable(struct pcierr_op *op)
 
 	n = pcierr_pe_snapshot(pe, true, &devs);
 	if (n >= 0) {
-		if (!pcierr_op_alloc_results(op, n)) {
-			for (i = 0; i < n; i++) {
-				r = pcierr_report_one(devs[i],
-						      PCIERR_STEP_PERM_FAILURE,
-						      0);
+		op->err = pcierr_op_alloc_results(op, n);
+		for (i = 0; i < n; i++) {
+			r = pcierr_report_one(devs[i],
+					      PCIERR_STEP_PERM_FAILURE, 0);
+			if (!op->err)
 				pcierr_op_add_result(op, devs[i]->name, r);
-			}
 		}
 		pcierr_snapshot_put(devs, n);
+	} else {
+		op->err = n;	/* D22: the removal goes on, but say so */
 	}
 
+	pcierr_disconnect(pe, NULL);
 	pci_lock_rescan_remove();
 	pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
@@ -201,6 +274,7 @@ void pcierr_op_enable(struct pcierr_op *op)
 		pcierr_remove_devices(pe);
 	op->err = pcierr_rescan_devices(pe);
 	pci_unlock_rescan_remove();
+	pcierr_save_healthy_pe(pe);
 	pcierr_pe_set_state(pe, PCIERR_PE_STATE_NORMAL);
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
 	if (was)

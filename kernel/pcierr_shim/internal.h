@@ -3,8 +3,14 @@
  * pcierr_shim internals shared between its files.
  *
  * Locking, outermost first:
- *   pci_lock_rescan_remove() -> device_lock() -> pcierr_topo_lock
- *	-> pe->freeze_lock / dev->state_lock -> pe->lock -> pcierr_ev_lock
+ *   top->op_lock -> pci_lock_rescan_remove() -> device_lock()
+ *	-> pe->freeze_lock -> pcierr_topo_lock -> dev->state_lock
+ *	-> pe->lock -> pcierr_ev_lock
+ * top->op_lock is the mutex of the PE at the top of a hierarchy (headed
+ * by a root port or a lone root-bus device): every operation on that PE
+ * or on one below it holds it, so parent and child PEs never run
+ * operations at the same time. A hotplug slot's reset (pciehp's
+ * reset_lock) is never called under pci_lock_rescan_remove().
  * pcierr_topo_lock (mutex) guards the PE list, PE membership and cached
  * device data; the bus notifier takes it, so nobody may call into PCI
  * topology changes, driver callbacks or device_lock() while holding it.
@@ -49,6 +55,7 @@ struct pcierr_pe {
 	bool root_single;		/* a lone device on a root bus */
 	int domain;			/* root_single: where to rescan */
 	unsigned int busnr;
+	unsigned int devfn;		/* root_single: which function */
 	struct pci_dev *head;		/* bridge or lone device; topo_lock */
 	struct workqueue_struct *wq;	/* ordered: operations */
 	struct delayed_work watch_work;
@@ -67,6 +74,11 @@ struct pcierr_pe {
 	unsigned long freeze_done;
 	unsigned int watch_ms;
 	unsigned long loop_checks;	/* ignored checks since the freeze */
+
+	struct mutex op_lock;		/* see the locking order above */
+	struct delayed_work owner_work;	/* owner timeout (main.c) */
+	unsigned long owner_stamp;	/* pe->lock: jiffies of the last act */
+	struct work_struct fallback_work; /* on pe->wq: the safe action */
 };
 
 struct pcierr_dev {
@@ -82,13 +94,17 @@ struct pcierr_dev {
 	bool bridge;
 	bool removed;			/* topo_lock (READ_ONCE elsewhere) */
 	bool gone_reported;		/* watchdog */
+	struct pcierr_pe *headed;	/* a bridge's own PE; reference */
 	char *driver;			/* topo_lock: bound driver's name */
 	struct pci_driver *drv;		/* topo_lock: bound driver */
 	atomic_t error_gen;
 
 	struct mutex state_lock;	/* everything below */
 	struct pci_saved_state *healthy;
-	bool hw_frozen;
+	bool hw_frozen;			/* something below was written */
+	bool cmd_saved;			/* frozen_cmd is valid */
+	bool msix_saved;		/* frozen_msix is valid */
+	bool rpm_held;			/* a runtime-PM reference of ours */
 	u16 frozen_cmd;			/* PCI_COMMAND before the freeze */
 	u16 frozen_msix;		/* MSI-X flags before the freeze */
 	struct rcu_work free_rwork;
@@ -113,6 +129,8 @@ struct pcierr_op {
 	unsigned int nres;
 	u32 merged;			/* REPORT */
 	int err;			/* 0 or negative errno */
+	unsigned long freeze_req;	/* pe->freeze_req when it started */
+	struct pcierr_pe *top;		/* whose op_lock it holds; reference */
 	u32 pe_state;
 	u64 pe_id;			/* after the operation */
 	u64 duration_ns;
@@ -122,6 +140,7 @@ struct pcierr_op {
 extern struct workqueue_struct *pcierr_wq;
 extern bool pcierr_exiting;
 extern unsigned int event_queue_len;
+extern unsigned int owner_timeout_ms;
 extern atomic64_t pcierr_stats[__PCIERR_STAT_MAX];
 
 static inline void pcierr_stat_inc(enum pcierr_stat s)
@@ -145,6 +164,16 @@ struct pcierr_pe *pcierr_pe_lookup(const char *name);
 struct pcierr_dev *pcierr_dev_lookup(const char *name);
 int pcierr_pe_snapshot(struct pcierr_pe *pe, bool skip_bridges,
 		       struct pcierr_dev ***out);
+struct pcierr_pe *pcierr_pe_top(struct pcierr_pe *pe);
+struct pci_dev *pcierr_pe_head(struct pcierr_pe *pe);
+__printf(2, 3)
+void pcierr_pe_info(struct pcierr_pe *pe, const char *fmt, ...);
+void pcierr_pe_op_begin(struct pcierr_op *op);
+void pcierr_pe_op_end(struct pcierr_op *op);
+bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
+			    unsigned long freeze_req);
+void pcierr_save_healthy_pe(struct pcierr_pe *pe);
+void pcierr_rpm_put(struct pcierr_dev *dev);
 void pcierr_snapshot_put(struct pcierr_dev **devs, unsigned int n);
 u32 pcierr_pe_reset_types(struct pcierr_pe *pe);
 u32 pcierr_pe_flags(struct pcierr_pe *pe);
@@ -152,11 +181,9 @@ u32 pcierr_dev_handlers(struct pcierr_dev *dev);
 enum pcierr_pe_state pcierr_pe_get_state(struct pcierr_pe *pe);
 void pcierr_pe_set_state(struct pcierr_pe *pe, enum pcierr_pe_state state);
 void pcierr_save_healthy(struct pcierr_dev *dev);
-void __pcierr_save_healthy(struct pcierr_dev *dev);
 
 /* event.c */
 int pcierr_event_init(void);
-void pcierr_event_flush(void);
 void pcierr_event_exit(void);
 int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		  unsigned int time_unavail_ms, enum pcierr_source source,
@@ -167,6 +194,7 @@ bool pcierr_set_io_state(struct pci_dev *pdev, pci_channel_state_t state);
 u32 pcierr_channel_state(pci_channel_state_t state);
 pci_channel_state_t pcierr_pci_state(u32 state);
 void pcierr_pe_apply_freeze(struct pcierr_pe *pe);
+void pcierr_pe_refreeze(struct pcierr_pe *pe);
 void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma);
 
 /* recovery.c */
@@ -185,8 +213,14 @@ void pcierr_op_disable(struct pcierr_op *op);
 void pcierr_op_enable(struct pcierr_op *op);
 void pcierr_keep_away(struct pcierr_dev *dev);
 
+/* main.c: the owner timeout */
+void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners);
+void pcierr_owner_fn(struct work_struct *work);
+void pcierr_fallback_fn(struct work_struct *work);
+
 /* watchdog.c */
 int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);
+bool pcierr_present(struct pci_dev *pdev);
 void pcierr_watch_fn(struct work_struct *work);
 
 /* op.c */
@@ -201,5 +235,6 @@ void pcierr_nl_exit(void);
 void pcierr_nl_event(const struct pcierr_event_info *ev);
 void pcierr_nl_overflow(const struct pcierr_overflow_info *ov);
 void pcierr_nl_op_done(const struct pcierr_op *op);
+bool pcierr_nl_has_listeners(void);
 
 #endif /* _PCIERR_INTERNAL_H */

@@ -912,6 +912,17 @@ nospace:
 	nlmsg_free(msg);
 }
 
+/* Is anybody subscribed to the events group? (the owner timeout) */
+bool pcierr_nl_has_listeners(void)
+{
+	bool ret;
+
+	down_read(&pcierr_nl_sem);
+	ret = pcierr_nl_up && genl_has_listeners(&pcierr_family, &init_net, 0);
+	up_read(&pcierr_nl_sem);
+	return ret;
+}
+
 int pcierr_nl_init(void)
 {
 	int ret = genl_register_family(&pcierr_family);

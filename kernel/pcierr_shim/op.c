@@ -35,6 +35,7 @@ static void pcierr_op_work(struct work_struct *work)
 	unsigned long flags;
 	ktime_t start = ktime_get();
 
+	pcierr_pe_op_begin(op);
 	switch (op->cmd) {
 	case PCIERR_CMD_REPORT:
 		pcierr_op_report(op);
@@ -61,6 +62,7 @@ static void pcierr_op_work(struct work_struct *work)
 		op->err = -EOPNOTSUPP;
 		break;
 	}
+	pcierr_pe_op_end(op);
 	op->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 	pcierr_stat_inc(PCIERR_STAT_OPS);
 	if (op->err)

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hashtable.h>
+#include <linux/pm_runtime.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -14,7 +15,7 @@
 
 #include "internal.h"
 
-/* The PE list, membership and cached device data: see internal.h */
+/* The PE list, PE membership and cached device data (see internal.h). */
 DEFINE_MUTEX(pcierr_topo_lock);
 LIST_HEAD(pcierr_pes);
 static DEFINE_HASHTABLE(pcierr_dev_hash, 8);
@@ -92,6 +93,7 @@ static void pcierr_dev_free_work(struct work_struct *work)
 
 	kfree(dev->healthy);
 	kfree(dev->driver);
+	pcierr_pe_put(dev->headed);
 	pci_dev_put(dev->pdev);
 	pcierr_pe_put(dev->pe);
 	kfree(dev);
@@ -187,11 +189,15 @@ static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
 	INIT_DELAYED_WORK(&pe->watch_work, pcierr_watch_fn);
 	INIT_WORK(&pe->release_work, pcierr_pe_release_work);
 	mutex_init(&pe->freeze_lock);
+	mutex_init(&pe->op_lock);
+	INIT_DELAYED_WORK(&pe->owner_work, pcierr_owner_fn);
+	INIT_WORK(&pe->fallback_work, pcierr_fallback_fn);
 	spin_lock_init(&pe->lock);
 	pe->state = PCIERR_PE_STATE_NORMAL;
 	pe->root_single = root_single;
 	pe->domain = pci_domain_nr(head->bus);
 	pe->busnr = head->bus->number;
+	pe->devfn = head->devfn;
 	pe->head = pci_dev_get(head);
 	pcierr_pe_new_id(pe);
 
@@ -220,7 +226,10 @@ static struct pcierr_pe *pcierr_pe_for_dev_locked(struct pci_dev *pdev)
 	struct pcierr_pe *pe;
 	unsigned long flags;
 
-	if (pdev->bus->self)
+	/* A VF belongs with its PF: a reset of the PF takes it down too. */
+	if (pdev->is_virtfn)
+		pdev = pci_physfn(pdev);
+	if (!pci_is_root_bus(pdev->bus))
 		return pcierr_pe_for_bridge_locked(pdev->bus->self);
 	/* On a root bus: a bridge is listed in the PE it heads. */
 	if (pci_is_bridge(pdev))
@@ -299,8 +308,8 @@ static void pcierr_dev_insert_locked(struct pcierr_pe *pe,
 static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 						bool *keep_away)
 {
+	struct pcierr_pe *pe, *headed;
 	struct pcierr_dev *dev;
-	struct pcierr_pe *pe;
 	unsigned long flags;
 
 	*keep_away = false;
@@ -312,12 +321,25 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 	if (!pe)
 		return NULL;
 	/* A bridge below a root bus heads a PE of its own, even empty. */
-	if (pci_is_bridge(pdev) && pdev->bus->self)
-		pcierr_pe_for_bridge_locked(pdev);
+	headed = NULL;
+	if (pci_is_bridge(pdev) && !pci_is_root_bus(pdev->bus)) {
+		headed = pcierr_pe_for_bridge_locked(pdev);
+		if (!headed)
+			return NULL;
+	}
+	/* Devices back in a PE someone removed, by whatever path (D12). */
+	spin_lock_irqsave(&pe->lock, flags);
+	if (pe->state == PCIERR_PE_STATE_REMOVED)
+		pe->state = PCIERR_PE_STATE_NORMAL;
+	spin_unlock_irqrestore(&pe->lock, flags);
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return NULL;
+	if (headed) {
+		pcierr_pe_get(headed);
+		dev->headed = headed;
+	}
 	kref_init(&dev->kref);		/* the hash's and list's reference */
 	mutex_init(&dev->state_lock);
 	atomic_set(&dev->error_gen, 0);
@@ -354,6 +376,7 @@ static void pcierr_pe_unlink_locked(struct pcierr_pe *pe)
 		WRITE_ONCE(dev->removed, true);
 		list_del_init(&dev->pe_node);
 		hash_del_rcu(&dev->hnode);
+		pcierr_rpm_put(dev);	/* a frozen device at unload */
 		pcierr_dev_put(dev);
 	}
 	list_del_init(&pe->node);
@@ -367,6 +390,7 @@ static void pcierr_pe_unlink_locked(struct pcierr_pe *pe)
 static void pcierr_pe_kill(struct pcierr_pe *pe)
 {
 	cancel_delayed_work_sync(&pe->watch_work);
+	cancel_delayed_work_sync(&pe->owner_work);
 	pcierr_pe_put(pe);		/* the list's reference */
 }
 
@@ -384,6 +408,7 @@ static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 	WRITE_ONCE(dev->removed, true);
 	list_del_init(&dev->pe_node);
 	hash_del_rcu(&dev->hnode);
+	pcierr_rpm_put(dev);
 	pcierr_pe_new_id(pe);
 
 	if (pe->root_single && pe->head == pdev) {
@@ -407,34 +432,85 @@ static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 	return headed;
 }
 
-/* Caller holds dev->state_lock; the device is not frozen by us. */
-void __pcierr_save_healthy(struct pcierr_dev *dev)
+/*
+ * The healthy snapshot: the config space of a device that works, in D0,
+ * not frozen, kept in our own buffer. The PM core's (or the driver's)
+ * saved state in the pci_dev is put back as it was, flag included.
+ * Caller holds dev->state_lock and keeps the device from runtime
+ * suspending (a runtime-PM reference, or runtime PM disabled).
+ */
+static void __pcierr_save_healthy(struct pcierr_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
-	struct pci_saved_state *st;
+	struct pci_saved_state *prev, *st;
 	bool was;
 
-	if (dev->bridge || READ_ONCE(dev->removed) ||
-	    READ_ONCE(pdev->error_state) == pci_channel_io_perm_failure)
+	if (READ_ONCE(dev->removed) || dev->hw_frozen ||
+	    READ_ONCE(pdev->error_state) != pci_channel_io_normal ||
+	    pdev->current_state != PCI_D0)
 		return;
-	/* Do not disturb the PM core's idea of a saved state. */
 	was = pdev->state_saved;
+	prev = pci_store_saved_state(pdev);
+	if (was && !prev)
+		return;		/* out of memory: leave theirs alone */
 	pci_save_state(pdev);
-	st = pci_store_saved_state(pdev);
+	/* A device that did not answer is no healthy config space. */
+	st = pdev->saved_config_space[0] != ~0U ?
+	     pci_store_saved_state(pdev) : NULL;
+	pci_load_saved_state(pdev, prev);
 	pdev->state_saved = was;
+	kfree(prev);
 	if (st) {
 		kfree(dev->healthy);
 		dev->healthy = st;
 	}
 }
 
+/* Snapshot @dev if it is healthy and awake now; never wakes it up. */
 void pcierr_save_healthy(struct pcierr_dev *dev)
 {
+	struct device *d = &dev->pdev->dev;
+	int rpm;
+
+	/* 0: suspended (not now); < 0: runtime PM off, it stays as it is */
+	rpm = pm_runtime_get_if_active(d, true);
+	if (!rpm)
+		return;
 	mutex_lock(&dev->state_lock);
-	if (!dev->hw_frozen &&
-	    READ_ONCE(dev->pdev->error_state) == pci_channel_io_normal)
-		__pcierr_save_healthy(dev);
+	__pcierr_save_healthy(dev);
 	mutex_unlock(&dev->state_lock);
+	if (rpm > 0)
+		pm_runtime_put(d);
+}
+
+/* Drop the runtime-PM reference the freeze took, if any. */
+void pcierr_rpm_put(struct pcierr_dev *dev)
+{
+	bool held;
+
+	mutex_lock(&dev->state_lock);
+	held = dev->rpm_held;
+	dev->rpm_held = false;
+	mutex_unlock(&dev->state_lock);
+	if (held)
+		pm_runtime_put(&dev->pdev->dev);
+}
+
+/* After RESCAN or ENABLE: snapshot what came back (under device_lock). */
+void pcierr_save_healthy_pe(struct pcierr_pe *pe)
+{
+	struct pcierr_dev **devs;
+	int i, n;
+
+	n = pcierr_pe_snapshot(pe, false, &devs);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		device_lock(&devs[i]->pdev->dev);
+		pcierr_save_healthy(devs[i]);
+		device_unlock(&devs[i]->pdev->dev);
+	}
+	pcierr_snapshot_put(devs, n);
 }
 
 static int pcierr_bus_notify(struct notifier_block *nb, unsigned long action,
@@ -444,7 +520,6 @@ static int pcierr_bus_notify(struct notifier_block *nb, unsigned long action,
 	struct pcierr_pe *dead = NULL;
 	struct pcierr_dev *dev;
 	bool keep_away = false;
-	bool healthy = false;
 
 	switch (action) {
 	case BUS_NOTIFY_ADD_DEVICE:
@@ -471,14 +546,12 @@ static int pcierr_bus_notify(struct notifier_block *nb, unsigned long action,
 		if (dev) {
 			pcierr_dev_set_driver_locked(dev, pdev->dev.driver);
 			kref_get(&dev->kref);
-			healthy = pcierr_pe_get_state(dev->pe) ==
-				  PCIERR_PE_STATE_NORMAL;
 			pcierr_topo_changed();
 		}
 		mutex_unlock(&pcierr_topo_lock);
+		/* The device's own state decides (D2), not the PE's. */
 		if (dev) {
-			if (healthy)
-				pcierr_save_healthy(dev);
+			pcierr_save_healthy(dev);
 			pcierr_dev_put(dev);
 		}
 		break;
@@ -501,30 +574,103 @@ static struct notifier_block pcierr_bus_nb = {
 	.notifier_call = pcierr_bus_notify,
 };
 
+/* The PE headed by bridge @dev, if it is one (not @pe itself). */
+static struct pcierr_pe *pcierr_headed_locked(struct pcierr_pe *pe,
+					      struct pcierr_dev *dev)
+{
+	if (!dev->bridge || dev->pdev == pe->head)
+		return NULL;
+	return dev->headed;
+}
+
+#define PCIERR_MAX_DEPTH	64
+
+/*
+ * The PE's subtree, in bus order with each bridge before what sits below
+ * it: the PE's own devices and, for each bridge among them, the PE it
+ * heads, and so on down (D4). A root port listed in its own PE is not
+ * part of the subtree. Caller holds pcierr_topo_lock.
+ */
+static unsigned int pcierr_subtree_locked(struct pcierr_pe *pe,
+					  bool skip_bridges,
+					  struct pcierr_dev **devs,
+					  unsigned int max, unsigned int depth)
+{
+	struct pcierr_pe *below;
+	struct pcierr_dev *dev;
+	unsigned int n = 0;
+
+	if (depth > PCIERR_MAX_DEPTH)
+		return 0;
+	list_for_each_entry(dev, &pe->devs, pe_node) {
+		if (dev->pdev == pe->head && !pe->root_single)
+			continue;
+		if (!skip_bridges || !dev->bridge) {
+			if (devs && n < max) {
+				kref_get(&dev->kref);
+				devs[n] = dev;
+			}
+			n++;
+		}
+		below = pcierr_headed_locked(pe, dev);
+		if (below)
+			n += pcierr_subtree_locked(below, skip_bridges,
+						   devs ? devs + min(n, max) :
+						   NULL,
+						   max - min(n, max),
+						   depth + 1);
+	}
+	return n;
+}
+
+/*
+ * Every device of the PE's subtree, referenced (pcierr_snapshot_put()).
+ * With @skip_bridges only the endpoints. Returns how many, or -ENOMEM.
+ */
 int pcierr_pe_snapshot(struct pcierr_pe *pe, bool skip_bridges,
 		       struct pcierr_dev ***out)
 {
-	struct pcierr_dev *dev, **devs;
-	unsigned int n = 0, i = 0;
+	struct pcierr_dev **devs;
+	unsigned int n;
 
 	mutex_lock(&pcierr_topo_lock);
-	list_for_each_entry(dev, &pe->devs, pe_node)
-		if (!skip_bridges || !dev->bridge)
-			n++;
+	n = pcierr_subtree_locked(pe, skip_bridges, NULL, 0, 0);
 	devs = kmalloc_array(n ? n : 1, sizeof(*devs), GFP_KERNEL);
 	if (!devs) {
 		mutex_unlock(&pcierr_topo_lock);
 		return -ENOMEM;
 	}
-	list_for_each_entry(dev, &pe->devs, pe_node) {
-		if (skip_bridges && dev->bridge)
-			continue;
-		kref_get(&dev->kref);
-		devs[i++] = dev;
-	}
+	n = min(n, pcierr_subtree_locked(pe, skip_bridges, devs, n, 0));
 	mutex_unlock(&pcierr_topo_lock);
 	*out = devs;
 	return n;
+}
+
+/*
+ * The PE at the top of @pe's hierarchy (headed by a device on a root
+ * bus), referenced. Operations hold its op_lock (D30).
+ */
+struct pcierr_pe *pcierr_pe_top(struct pcierr_pe *pe)
+{
+	struct pcierr_pe *top = pe, *up;
+	struct pcierr_dev *dev;
+	struct pci_dev *head;
+	int depth = 0;
+
+	mutex_lock(&pcierr_topo_lock);
+	while (!top->root_single && depth++ < PCIERR_MAX_DEPTH) {
+		head = top->head;
+		if (!head || pci_is_root_bus(head->bus))
+			break;
+		dev = pcierr_dev_find_rcu(head);
+		up = dev ? dev->pe : NULL;
+		if (!up || up == top)
+			break;
+		top = up;
+	}
+	pcierr_pe_get(top);
+	mutex_unlock(&pcierr_topo_lock);
+	return top;
 }
 
 void pcierr_snapshot_put(struct pcierr_dev **devs, unsigned int n)
@@ -543,9 +689,9 @@ u32 pcierr_pe_reset_types(struct pcierr_pe *pe)
 
 	if (!head)
 		return 0;
+	/* Any method the core has: FLR, AF FLR, PM D3hot->D0, ... */
 	if (pe->root_single)
-		return pcie_reset_flr(head, PCI_RESET_PROBE) ? 0 :
-		       BIT(PCIERR_RESET_HOT);
+		return head->reset_methods[0] ? BIT(PCIERR_RESET_HOT) : 0;
 	if (head->dev_flags & PCI_DEV_FLAGS_NO_BUS_RESET)
 		return 0;
 	return BIT(PCIERR_RESET_HOT);
@@ -587,6 +733,52 @@ void pcierr_pe_set_state(struct pcierr_pe *pe, enum pcierr_pe_state state)
 	spin_unlock_irqrestore(&pe->lock, flags);
 }
 
+/*
+ * Set the state an operation leads to, unless a detection came in since
+ * @freeze_req was sampled (D11): then the PE stays (or is again) frozen.
+ * Returns whether the state was set.
+ */
+bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
+			    unsigned long freeze_req)
+{
+	unsigned long flags;
+	bool set;
+
+	spin_lock_irqsave(&pe->lock, flags);
+	set = pe->freeze_req == freeze_req;
+	if (set)
+		pe->state = state;
+	else if (pe->state != PCIERR_PE_STATE_DISABLED &&
+		 pe->state != PCIERR_PE_STATE_REMOVED)
+		pe->state = PCIERR_PE_STATE_FROZEN;
+	spin_unlock_irqrestore(&pe->lock, flags);
+	return set;
+}
+
+/* An operation starts: sample the freezes, serialise with the family. */
+void pcierr_pe_op_begin(struct pcierr_op *op)
+{
+	struct pcierr_pe *pe = op->pe;
+	unsigned long flags;
+
+	op->top = pcierr_pe_top(pe);
+	mutex_lock(&op->top->op_lock);
+	spin_lock_irqsave(&pe->lock, flags);
+	op->freeze_req = pe->freeze_req;
+	pe->owner_stamp = jiffies;	/* somebody acts */
+	spin_unlock_irqrestore(&pe->lock, flags);
+	cancel_delayed_work(&pe->owner_work);
+}
+
+void pcierr_pe_op_end(struct pcierr_op *op)
+{
+	mutex_unlock(&op->top->op_lock);
+	pcierr_pe_put(op->top);
+	op->top = NULL;
+	/* Someone acts: the owner timeout counts from now. */
+	pcierr_owner_arm(op->pe, true);
+}
+
 int pcierr_pe_init(void)
 {
 	struct pci_dev *pdev = NULL;
@@ -621,6 +813,35 @@ int pcierr_pe_init(void)
 	return 0;
 }
 
+/* The PE's head (bridge or lone device), referenced; NULL if gone. */
+struct pci_dev *pcierr_pe_head(struct pcierr_pe *pe)
+{
+	struct pci_dev *head;
+
+	mutex_lock(&pcierr_topo_lock);
+	head = pci_dev_get(pe->head);
+	mutex_unlock(&pcierr_topo_lock);
+	return head;
+}
+
+/* A recovery step, logged on the PE's bridge as err.c logs its own. */
+void pcierr_pe_info(struct pcierr_pe *pe, const char *fmt, ...)
+{
+	struct pci_dev *head = pcierr_pe_head(pe);
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (head)
+		pci_info(head, "pcierr: %pV", &vaf);
+	else
+		pr_info("PE %s: %pV", pe->name, &vaf);
+	va_end(args);
+	pci_dev_put(head);
+}
+
 /* The first PE (in address order) after @after, referenced; NULL at end. */
 static struct pcierr_pe *pcierr_pe_next(const char *after)
 {
@@ -651,6 +872,7 @@ void pcierr_pe_quiesce(void)
 		pe->watch_ms = 0;
 		spin_unlock_irqrestore(&pe->lock, flags);
 		cancel_delayed_work_sync(&pe->watch_work);
+		cancel_delayed_work_sync(&pe->owner_work);
 		flush_workqueue(pe->wq);
 		pcierr_pe_put(pe);
 	}

@@ -120,12 +120,48 @@ out:
 	return res;
 }
 
+static const char * const pcierr_step_names[] = {
+	[PCIERR_STEP_ERROR_DETECTED] = "error_detected",
+	[PCIERR_STEP_MMIO_ENABLED] = "mmio_enabled",
+	[PCIERR_STEP_SLOT_RESET] = "slot_reset",
+	[PCIERR_STEP_RESUME] = "resume",
+	[PCIERR_STEP_PERM_FAILURE] = "perm_failure",
+};
+
+static const char *pcierr_step_name(u32 step)
+{
+	if (step < ARRAY_SIZE(pcierr_step_names) && pcierr_step_names[step])
+		return pcierr_step_names[step];
+	return "?";
+}
+
+/* Lift a device's freeze under its device lock (D15). */
+static void pcierr_unfreeze_locked(struct pcierr_dev *dev, bool dma)
+{
+	device_lock(&dev->pdev->dev);
+	pcierr_unfreeze_dev(dev, dma);
+	device_unlock(&dev->pdev->dev);
+}
+
+/* ERROR_DETECTED with state normal while decode is off: no (D25). */
+static bool pcierr_any_frozen(struct pcierr_dev **devs, int n)
+{
+	bool frozen = false;
+	int i;
+
+	for (i = 0; i < n && !frozen; i++) {
+		mutex_lock(&devs[i]->state_lock);
+		frozen = devs[i]->hw_frozen;
+		mutex_unlock(&devs[i]->state_lock);
+	}
+	return frozen;
+}
+
 void pcierr_op_report(struct pcierr_op *op)
 {
 	struct pcierr_pe *pe = op->pe;
 	struct pcierr_dev **devs;
 	u32 merged = PCIERR_RESULT_NONE;
-	unsigned long flags;
 	int i, n;
 	u32 r;
 
@@ -134,14 +170,21 @@ void pcierr_op_report(struct pcierr_op *op)
 		op->err = n;
 		return;
 	}
+	if (op->step == PCIERR_STEP_ERROR_DETECTED &&
+	    op->state == PCIERR_STATE_NORMAL && pcierr_any_frozen(devs, n)) {
+		pcierr_pe_info(pe, "error_detected(normal) refused: the PE is frozen\n");
+		op->err = -EINVAL;
+		goto out;
+	}
 	op->err = pcierr_op_alloc_results(op, n);
 	if (op->err)
 		goto out;
 
+	pcierr_pe_info(pe, "broadcast %s message\n", pcierr_step_name(op->step));
 	/* The freeze is lifted before the drivers restart their I/O. */
 	if (op->step == PCIERR_STEP_RESUME)
 		for (i = 0; i < n; i++)
-			pcierr_unfreeze_dev(devs[i], true);
+			pcierr_unfreeze_locked(devs[i], true);
 
 	for (i = 0; i < n; i++) {
 		r = pcierr_report_one(devs[i], op->step, op->state);
@@ -151,15 +194,23 @@ void pcierr_op_report(struct pcierr_op *op)
 	op->merged = merged;
 
 	if (op->step == PCIERR_STEP_RESUME) {
-		spin_lock_irqsave(&pe->lock, flags);
-		if (pe->state == PCIERR_PE_STATE_FROZEN ||
-		    pe->state == PCIERR_PE_STATE_MMIO_ENABLED ||
-		    pe->state == PCIERR_PE_STATE_RESET)
-			pe->state = PCIERR_PE_STATE_NORMAL;
-		spin_unlock_irqrestore(&pe->lock, flags);
-		/* Recovered: this is the new healthy config space. */
+		enum pcierr_pe_state st = pcierr_pe_get_state(pe);
+
+		if (st == PCIERR_PE_STATE_FROZEN ||
+		    st == PCIERR_PE_STATE_MMIO_ENABLED ||
+		    st == PCIERR_PE_STATE_RESET) {
+			if (pcierr_pe_set_state_if(pe, PCIERR_PE_STATE_NORMAL,
+						   op->freeze_req)) {
+				pcierr_pe_info(pe, "device recovery successful\n");
+			} else {
+				pcierr_pe_info(pe, "frozen again during resume\n");
+				pcierr_pe_refreeze(pe);
+			}
+		}
+		/* Recovered: the devices may sleep again, as after err.c. */
 		for (i = 0; i < n; i++)
-			pcierr_save_healthy(devs[i]);
+			if (!devs[i]->hw_frozen)
+				pcierr_rpm_put(devs[i]);
 	}
 out:
 	pcierr_snapshot_put(devs, n);
@@ -178,11 +229,13 @@ void pcierr_op_enable_io(struct pcierr_op *op)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		pcierr_unfreeze_dev(devs[i], false);
+		pcierr_unfreeze_locked(devs[i], false);
 	pcierr_snapshot_put(devs, n);
+	pcierr_pe_info(pe, "MMIO enabled\n");
 
 	spin_lock_irqsave(&pe->lock, flags);
-	if (pe->state == PCIERR_PE_STATE_FROZEN)
+	if (pe->state == PCIERR_PE_STATE_FROZEN &&
+	    pe->freeze_req == op->freeze_req)
 		pe->state = PCIERR_PE_STATE_MMIO_ENABLED;
 	spin_unlock_irqrestore(&pe->lock, flags);
 }

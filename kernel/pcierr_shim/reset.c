@@ -1,87 +1,165 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pcierr RESET: a hot reset of the PE through the PCI core's own entry
- * points, then the config space saved while the devices were healthy.
+ * pcierr RESET: reset the PE as drivers/pci/pcie/err.c does during
+ * recovery, then put back the config space saved while the devices were
+ * healthy, before any slot_reset callback runs.
  *
- * A bridge's PE gets pci_reset_bus() on a device of its secondary bus:
- * the core picks the hotplug slot's reset when there is one (pciehp then
- * masks the link change instead of taking it for a surprise removal) and
- * a secondary bus reset of the bridge otherwise; it locks, saves and
- * restores every device below the bridge and calls the drivers'
- * reset_prepare/reset_done. A bridge whose bus is empty (everything
- * hot-unplugged) gets a plain secondary bus reset. A lone device on a root
- * bus gets a function level reset. A fundamental reset has no generic entry point on x86.
+ * No function-reset wrapper is used (pci_reset_bus(), pci_reset_function()):
+ * those call the drivers' reset_prepare()/reset_done() and save and
+ * restore the frozen config space. As err.c's pci_bus_error_reset(), a
+ * bridge's PE gets the reset of the hotplug slot on its secondary bus when
+ * it has one (pciehp masks the link change instead of taking it for a
+ * surprise removal, and powers nothing off), a secondary bus reset of the
+ * bridge otherwise. A lone device on a root bus gets the first reset
+ * method the PCI core has for it (FLR, AF FLR, the PM D3hot->D0 reset,
+ * ...), without reset_prepare()/reset_done() either. Both kinds look the
+ * same to drivers: only slot_reset (a REPORT step) follows.
+ *
+ * Every device of the subtree below the bridge is reset, bridges
+ * included; each gets its healthy config space back, bridges first, under
+ * its device lock. A device without one (never seen healthy in D0) makes
+ * RESET fail with ENODATA before anything is reset: it stays frozen.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
+#include <linux/slab.h>
 
 #include "internal.h"
 #include "platform.h"
 
-/* pci_reset_bus() only trylocks the devices: retry for a while. */
-#define PCIERR_RESET_TRIES	50
-#define PCIERR_RESET_RETRY_MS	100
+#include <linux/pci_hotplug.h>	/* after linux/pci.h */
 
-static int pcierr_reset_bus(struct pcierr_pe *pe, struct pcierr_dev **devs,
-			    int n)
+/*
+ * As pci_bus_error_reset(): the hotplug slot's reset when the bridge's
+ * secondary bus has a slot with one, a secondary bus reset otherwise.
+ * Under the bridge's device lock: while its port driver stays bound the
+ * bus, its slots and pciehp's controller cannot go away (they go in the
+ * port driver's remove()). Not under pci_lock_rescan_remove(): pciehp
+ * takes its reset_lock before that lock, and a removal elsewhere (a
+ * driver stuck in remove()) must not hold this reset up.
+ */
+static int pcierr_reset_bridge(struct pcierr_pe *pe, struct pci_dev *bridge)
 {
-	struct pci_dev *pdev = NULL;
-	int i, ret;
-
-	/* Any device on the secondary bus (a root port lists itself). */
-	for (i = 0; i < n; i++) {
-		if (devs[i]->pdev != pe->head && !READ_ONCE(devs[i]->removed)) {
-			pdev = devs[i]->pdev;
-			break;
-		}
-	}
-	/*
-	 * Nothing left on the bus (a full hotplug fallback removed it all):
-	 * reset the link through the bridge itself, so that the rescan
-	 * finds the cards fresh.
-	 */
-	if (!pdev)
-		return pe->head && pe->head->subordinate ?
-		       pci_bridge_secondary_bus_reset(pe->head) : -ENODEV;
-
-	for (i = 0; ; i++) {
-		ret = pci_reset_bus(pdev);
-		if (ret != -EAGAIN || i >= PCIERR_RESET_TRIES)
-			break;
-		msleep(PCIERR_RESET_RETRY_MS);
-	}
-	return ret;
-}
-
-static int pcierr_reset_flr(struct pcierr_dev **devs, int n)
-{
-	struct pci_dev *pdev;
+	struct hotplug_slot *hp = NULL;
+#ifdef CONFIG_HOTPLUG_PCI
+	struct pci_slot *slot;
+#endif
 	int ret;
 
-	if (n < 1 || READ_ONCE(devs[0]->removed))
-		return -ENODEV;
-	pdev = devs[0]->pdev;
-	pci_dev_lock(pdev);
-	ret = pcie_reset_flr(pdev, PCI_RESET_DO_RESET);
-	pci_dev_unlock(pdev);
+	device_lock(&bridge->dev);
+#ifdef CONFIG_HOTPLUG_PCI
+	if (bridge->dev.driver && bridge->subordinate) {
+		list_for_each_entry(slot, &bridge->subordinate->slots, list) {
+			if (slot->hotplug && slot->hotplug->ops &&
+			    slot->hotplug->ops->reset_slot) {
+				hp = slot->hotplug;
+				break;
+			}
+		}
+	}
+#endif
+	if (hp) {
+		pcierr_pe_info(pe, "resetting the hotplug slot\n");
+		ret = hp->ops->reset_slot(hp, false);
+	} else {
+		pcierr_pe_info(pe, "secondary bus reset\n");
+		ret = pci_bridge_secondary_bus_reset(bridge);
+	}
+	device_unlock(&bridge->dev);
 	return ret;
 }
 
+/* A lone device on a root bus: whatever reset the core has for it. */
+static int pcierr_reset_function(struct pcierr_pe *pe, struct pci_dev *pdev)
+{
+	int ret;
+
+	pci_dev_lock(pdev);
+	ret = __pci_reset_function_locked(pdev);
+	pci_dev_unlock(pdev);
+	if (!ret)
+		pcierr_pe_info(pe, "function reset\n");
+	return ret;
+}
+
+/*
+ * Put the healthy config space back, keeping the saved state of the PM
+ * core or the driver (their slot_reset may restore their own). Bus
+ * mastering only if the driver still wants it (D31).
+ */
 static void pcierr_restore_healthy(struct pcierr_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
+	struct pci_saved_state *prev;
+	bool was;
+	u16 cmd;
 
-	if (dev->bridge)
-		return;
+	device_lock(&pdev->dev);
 	mutex_lock(&dev->state_lock);
-	if (!READ_ONCE(dev->removed) && dev->healthy &&
-	    !pci_load_saved_state(pdev, dev->healthy))
+	if (READ_ONCE(dev->removed) || !dev->healthy)
+		goto out;
+	was = pdev->state_saved;
+	prev = pci_store_saved_state(pdev);
+	if (!pci_load_saved_state(pdev, dev->healthy))
 		pci_restore_state(pdev);
-	else if (!READ_ONCE(dev->removed))
-		pci_warn(pdev, "pcierr: no healthy config space to restore\n");
+	pci_load_saved_state(pdev, prev);
+	pdev->state_saved = was;
+	kfree(prev);
+	if (!dev->bridge && !pdev->is_busmaster) {
+		pci_bus_read_config_word(pdev->bus, pdev->devfn, PCI_COMMAND,
+					 &cmd);
+		if (cmd != 0xffff && (cmd & PCI_COMMAND_MASTER))
+			pci_bus_write_config_word(pdev->bus, pdev->devfn,
+						  PCI_COMMAND,
+						  cmd & ~PCI_COMMAND_MASTER);
+	}
+	/* The reset and the restore lifted the freeze: nothing to undo. */
 	dev->hw_frozen = false;
+	dev->cmd_saved = false;
+	dev->msix_saved = false;
+out:
 	mutex_unlock(&dev->state_lock);
+	device_unlock(&pdev->dev);
+}
+
+/* Every device the reset reaches has a healthy snapshot, or -ENODATA. */
+static int pcierr_reset_check(struct pcierr_pe *pe, struct pcierr_dev **devs,
+			      int n)
+{
+	int i, ret = 0;
+	bool have;
+
+	for (i = 0; i < n; i++) {
+		mutex_lock(&devs[i]->state_lock);
+		have = devs[i]->healthy || READ_ONCE(devs[i]->removed);
+		mutex_unlock(&devs[i]->state_lock);
+		if (!have) {
+			pci_err(devs[i]->pdev,
+				"pcierr: no healthy config space saved: PE %s not reset, stays frozen\n",
+				pe->name);
+			ret = -ENODATA;
+		}
+	}
+	return ret;
+}
+
+/* The generic reset: FLR (or what the core has) or the bridge's. */
+static int pcierr_reset_generic(struct pcierr_pe *pe, u32 type)
+{
+	struct pci_dev *head;
+	int ret;
+
+	if (type != PCIERR_RESET_HOT)
+		return -EOPNOTSUPP;
+	head = pcierr_pe_head(pe);
+	if (!head)
+		return -ENODEV;
+	if (pe->root_single)
+		ret = pcierr_reset_function(pe, head);
+	else
+		ret = pcierr_reset_bridge(pe, head);
+	pci_dev_put(head);
+	return ret;
 }
 
 void pcierr_op_reset(struct pcierr_op *op)
@@ -90,33 +168,32 @@ void pcierr_op_reset(struct pcierr_op *op)
 	struct pcierr_dev **devs;
 	int i, n, ret;
 
-	/* the platform's (pseries RTAS) first: platform.h */
-	ret = pcierr_platform_reset(pe, op->reset_type);
-	if (ret != -ENOTTY && ret) {
-		op->err = ret;
-		return;
-	}
-	if (ret && op->reset_type != PCIERR_RESET_HOT) {
-		op->err = -EOPNOTSUPP;
-		return;
-	}
 	n = pcierr_pe_snapshot(pe, false, &devs);
 	if (n < 0) {
 		op->err = n;
 		return;
 	}
-
+	ret = pcierr_reset_check(pe, devs, n);
 	if (ret)
-		ret = pe->root_single ? pcierr_reset_flr(devs, n) :
-					pcierr_reset_bus(pe, devs, n);
-	if (!ret) {
-		for (i = 0; i < n; i++)
-			pcierr_restore_healthy(devs[i]);
-		pcierr_pe_set_state(pe, PCIERR_PE_STATE_RESET);
-		pcierr_stat_inc(PCIERR_STAT_RESETS);
-	} else {
-		pr_warn("PE %s: hot reset failed: %d\n", pe->name, ret);
+		goto out;
+	/* The platform's reset (pseries RTAS) where it has one: platform.h */
+	ret = pcierr_platform_reset(pe, op->reset_type);
+	if (ret == -ENOTTY)
+		ret = pcierr_reset_generic(pe, op->reset_type);
+	if (ret) {
+		pcierr_pe_info(pe, "reset failed: %d\n", ret);
+		goto out;
 	}
+	/* Bus order: a bridge before the devices behind it. */
+	for (i = 0; i < n; i++)
+		pcierr_restore_healthy(devs[i]);
+	pcierr_pe_info(pe, "reset done, config space of %d devices restored\n",
+		       n);
+	if (!pcierr_pe_set_state_if(pe, PCIERR_PE_STATE_RESET,
+				    op->freeze_req))
+		pcierr_pe_refreeze(pe);
+	pcierr_stat_inc(PCIERR_STAT_RESETS);
+out:
 	op->err = ret;
 	pcierr_snapshot_put(devs, n);
 }

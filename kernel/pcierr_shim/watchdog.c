@@ -2,9 +2,12 @@
 /*
  * pcierr presence watchdog: per PE, every interval, read each device's
  * vendor id; a device that no longer answers raises a PERM_FAILURE event
- * with source WATCHDOG (once per device).
+ * with source WATCHDOG (once per device until it answers again). Devices
+ * asleep (runtime suspended, D3cold) read all ones and are not checked.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/pm_runtime.h>
 
 #include "internal.h"
 
@@ -28,7 +31,8 @@ int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms)
 	return 0;
 }
 
-static bool pcierr_present(struct pci_dev *pdev)
+/* Does the device answer config reads? (not its error_state) */
+bool pcierr_present(struct pci_dev *pdev)
 {
 	u32 id;
 
@@ -52,8 +56,16 @@ void pcierr_watch_fn(struct work_struct *work)
 		for (i = 0; i < n; i++) {
 			struct pcierr_dev *dev = devs[i];
 
-			if (READ_ONCE(dev->removed) || dev->gone_reported ||
-			    pcierr_present(dev->pdev))
+			if (READ_ONCE(dev->removed) ||
+			    pm_runtime_suspended(&dev->pdev->dev) ||
+			    dev->pdev->current_state == PCI_D3cold)
+				continue;
+			if (pcierr_present(dev->pdev)) {
+				/* back (reset, resume): watched again (D21) */
+				dev->gone_reported = false;
+				continue;
+			}
+			if (dev->gone_reported)
 				continue;
 			dev->gone_reported = true;
 			pci_warn(dev->pdev, "pcierr: device vanished\n");

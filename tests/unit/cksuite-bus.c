@@ -1129,7 +1129,7 @@ START_TEST(test_inject)
 	fake.ret = -ENODEV;
 	fake.msg = "No PCI device '0000:09:00.0'";
 	call_manager(&e, "Inject", "ssu", "09:00.0", "", 0);
-	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "No PCI device '0000:09:00.0'");
+	assert_error(&e, PCIERR_BUS_ERROR_NO_SUCH_DEVICE, "No PCI device '0000:09:00.0'");
 	ck_assert_str_eq(fake.addr, "0000:09:00.0");
 	fake.ret = -EBUSY;
 	fake.msg = "0000:00:02.0 is recovering";
@@ -1200,7 +1200,7 @@ START_TEST(test_reset_enable_clear)
 	fake.ret = -ENODEV;
 	fake.msg = NULL;
 	call_manager(&e, "ClearFreezeCount", "s", "07:00.0");
-	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "No PCI device or slot '0000:07:00.0'");
+	assert_error(&e, PCIERR_BUS_ERROR_NO_SUCH_DEVICE, "No PCI device or slot '0000:07:00.0'");
 }
 END_TEST
 
@@ -1235,14 +1235,14 @@ START_TEST(test_get_device_slot)
 	assert_get("GetSlot", DEV_B0, PATH_SLOT_B);
 
 	call_manager(&e, "GetDevice", "s", "09:00.0");
-	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "No PCI device '0000:09:00.0'");
+	assert_error(&e, PCIERR_BUS_ERROR_NO_SUCH_DEVICE, "No PCI device '0000:09:00.0'");
 	/* a slot's bridge is no device of it */
 	call_manager(&e, "GetDevice", "s", SLOT_A);
-	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "No PCI device '0000:00:02.0'");
+	assert_error(&e, PCIERR_BUS_ERROR_NO_SUCH_DEVICE, "No PCI device '0000:00:02.0'");
 	call_manager(&e, "GetDevice", "s", "0000:01:00.0x");
 	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "Invalid PCI address '0000:01:00.0x'");
 	call_manager(&e, "GetSlot", "s", "0000:09:00.0");
-	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "No PCI slot or device '0000:09:00.0'");
+	assert_error(&e, PCIERR_BUS_ERROR_NO_SUCH_DEVICE, "No PCI slot or device '0000:09:00.0'");
 	call_manager(&e, "GetSlot", "s", "slot");
 	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "Invalid PCI address 'slot'");
 	ck_assert_int_eq(fake.calls, 0);
@@ -1415,7 +1415,7 @@ START_TEST(test_properties_changed)
 	ck_assert_int_ge(bus_slot_changed(&slot_a), 0);
 	m = next_signal(PATH_SLOT_A, "org.freedesktop.DBus.Properties", "PropertiesChanged");
 	assert_properties_changed(m, PCIERR_BUS_SLOT_IFACE,
-				  "State,Step,Stuck,Devices,LastResult,LastDurationUSec,"
+				  "ResetTypes,State,Step,Stuck,Devices,LastResult,LastDurationUSec,"
 				  "LastRecoveryUSec,LastMessage,Disabled,Backend");
 
 	/* a slot whose path the bus layer derives */
@@ -1423,13 +1423,13 @@ START_TEST(test_properties_changed)
 	ck_assert_int_ge(bus_slot_changed(&slot_b), 0);
 	m = next_signal(PATH_SLOT_B, "org.freedesktop.DBus.Properties", "PropertiesChanged");
 	assert_properties_changed(m, PCIERR_BUS_SLOT_IFACE,
-				  "State,Step,Stuck,Devices,LastResult,LastDurationUSec,"
+				  "ResetTypes,State,Step,Stuck,Devices,LastResult,LastDurationUSec,"
 				  "LastRecoveryUSec,LastMessage,Disabled,Backend");
 
 	ck_assert_int_ge(bus_device_changed(&dev_a1), 0);
 	m = next_signal(PATH_DEV_A1, "org.freedesktop.DBus.Properties", "PropertiesChanged");
 	assert_properties_changed(m, PCIERR_BUS_DEVICE_IFACE,
-				  "Driver,Handlers,State,ErrorGeneration,FreezeCount,"
+				  "Driver,Handlers,State,ErrorGeneration,"
 				  "MaxFreezes,LastErrorUSec,Disabled,DisabledReason");
 
 	ck_assert_int_ge(bus_manager_changed(&mgr), 0);

@@ -1290,6 +1290,54 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* L4: durations from the monotonic clock, whatever the wall clock does;
+ * H1: a KERNEL phase that times out falls back to hotplug */
+START_TEST(test_monotonic_and_kernel_timeout)
+{
+	struct pcierr_config cfg;
+	struct pcierr_policy_device dev = {
+		.addr = "0000:01:00.0", .vendor = 0x8086, .device = 0x10d3,
+		.driver_bound = true,
+		.handlers = (1U << PCIERR_HANDLER_ERROR_DETECTED) | (1U << PCIERR_HANDLER_SLOT_RESET),
+	};
+	struct pcierr_policy_pe pe = {
+		.addr = "0000:00:1c.0", .devices = &dev, .n_devices = 1,
+		.reset_types = 1U << PCIERR_RESET_HOT,
+	};
+	struct pcierr_recovery rec = PCIERR_RECOVERY_INIT;
+	struct pcierr_policy_event ev = {
+		.type = PCIERR_POLICY_EV_AER, .aer = PCIERR_POLICY_AER_BEGIN,
+		.now = 1000 * PCIERR_USEC_PER_SEC, .mono = 50 * PCIERR_USEC_PER_SEC,
+	};
+	struct pcierr_policy_output *out = calloc(1, sizeof(*out));
+
+	ck_assert_ptr_nonnull(out);
+	pcierr_config_init(&cfg);
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(rec.phase, PCIERR_PHASE_KERNEL);
+	/* the wall clock stepped back 10 s, 2 s passed */
+	ev.aer = PCIERR_POLICY_AER_SUCCESSFUL;
+	ev.now -= 10 * PCIERR_USEC_PER_SEC;
+	ev.mono += 2 * PCIERR_USEC_PER_SEC;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(out->action, PCIERR_ACTION_DONE);
+	ck_assert(out->recovered);
+	ck_assert_uint_eq(out->duration_usec, 2 * PCIERR_USEC_PER_SEC);
+
+	/* BEGIN and then nothing: the step timeout is the kernel's failure */
+	ev.aer = PCIERR_POLICY_AER_BEGIN;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(rec.phase, PCIERR_PHASE_KERNEL);
+	ck_assert_uint_gt(out->timeout_usec, 0);
+	ev.type = PCIERR_POLICY_EV_TIMEOUT;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(out->action, PCIERR_ACTION_REMOVE);
+	ck_assert_int_eq(rec.mode, PCIERR_MODE_FULL_HOTPLUG);
+	pcierr_config_done(&cfg);
+	free(out);
+}
+END_TEST
+
 Suite *suite_policy(void)
 {
 	Suite *s = suite_create("policy");
@@ -1314,6 +1362,7 @@ Suite *suite_policy(void)
 	tc = tcase_create("misc");
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_monotonic_and_kernel_timeout);
 	suite_add_tcase(s, tc);
 
 	return s;

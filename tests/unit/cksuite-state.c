@@ -1149,6 +1149,38 @@ START_TEST(test_crash)
 }
 END_TEST
 
+/* M6 retention, L14 journal mode, M7 integrity check */
+START_TEST(test_prune_and_check)
+{
+	_cleanup_state_ struct pcierr_state *m = NULL;
+	struct pcierr_history_entry e = { .pe = "0000:00:1c.0", .kind = PCIERR_HISTORY_EVENT };
+	struct pcierr_history_entry *h = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(pcierr_state_open(":memory:", &m), 0);
+	ck_assert(!pcierr_state_is_wal(m));	/* ":memory:" has no WAL */
+	ck_assert_int_eq(pcierr_state_check(m), 0);
+	for (int i = 1; i <= 10; i++) {
+		e.time_usec = (pcierr_usec_t)i * 1000;
+		ck_assert_int_eq(pcierr_state_append_history(m, &e, NULL), 0);
+	}
+	/* the newest 6 */
+	ck_assert_int_eq(pcierr_state_prune_history(m, 6, 0), 4);
+	/* and none older than t = 6000 */
+	ck_assert_int_eq(pcierr_state_prune_history(m, 0, 6000), 1);
+	ck_assert_int_eq(pcierr_state_prune_history(m, 0, 0), 0);
+	ck_assert_int_eq(pcierr_state_get_history(m, &(struct pcierr_history_filter) { 0 }, &h, &n), 0);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(h[0].time_usec, 6000);
+	ck_assert_uint_eq(h[4].time_usec, 10000);
+	pcierr_history_free(h, n);
+	ck_assert_int_eq(pcierr_state_set_synchronous(m, false), 0);
+	ck_assert_int_eq(pcierr_state_begin(m), 0);
+	ck_assert_int_eq(pcierr_state_set_synchronous(m, true), -EINVAL);
+	ck_assert_int_eq(pcierr_state_rollback(m), 0);
+}
+END_TEST
+
 /* why an open failed, not the errno of SQLite's last probe (issue 11) */
 START_TEST(test_open_cause)
 {
@@ -1215,6 +1247,7 @@ Suite *suite_state(void)
 	tc = tcase_create("identity");
 	tcase_add_loop_test(tc, test_identity_key, 0, ELEMENTSOF(ids));
 	tcase_add_test(tc, test_identity_key_null);
+	tcase_add_test(tc, test_prune_and_check);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -8,14 +8,16 @@
 #   make unit-valgrind    the same under valgrind --leak-check=full
 
 UNIT_DIR   := tests/unit
-UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c $(sort $(wildcard $(UNIT_DIR)/cksuite-*.c))
+UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
+	$(filter-out $(UNIT_DIR)/cksuite-manager.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
 # (the bus layer's: cksuite-bus.c fakes the manager_*() it calls; manager.c
 # is never linked here)
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
-	daemon/bus-util.c daemon/bus-polkit.c daemon/pci-names.c
+	daemon/bus-util.c daemon/bus-polkit.c daemon/pci-names.c \
+	daemon/state-writer.c daemon/log.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
 UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
@@ -65,16 +67,36 @@ $(BUILD)/$(UNIT_DIR)/pcierrctl/%.o: tools/pcierrctl/%.c
 
 $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS) -pthread
 
-unit-check: $(UNIT_BIN)
+# The second runner: pcierrd's glue against the fake kernel side
+# (cksuite-manager.c, fake-kernel.c); the manager_*() there are the real
+# ones, which cksuite-bus.c in check-all stands in for.
+DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
+DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
+	daemon/kernel-source.c daemon/udev-source.c \
+	daemon/kernel-ops.c daemon/addrmap.c
+DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
+	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
+	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS)) \
+	$(patsubst kernel/pcierr_shim/%.c,$(BUILD)/$(UNIT_DIR)/shim/%.o,$(UNIT_SHIM_SRCS))
+$(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
+
+$(DAEMON_UNIT_BIN): $(DAEMON_UNIT_OBJS) $(LIBPCIERR_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $(DAEMON_UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) \
+		$(SQLITE_LIBS) $(SYSTEMD_LIBS) $(shell $(PKG_CONFIG) --libs libudev) -pthread
+
+unit-check: $(UNIT_BIN) $(DAEMON_UNIT_BIN)
 	$(UNIT_BIN)
+	$(DAEMON_UNIT_BIN)
 
 # no fork: valgrind then follows every test in one process
-unit-valgrind: $(UNIT_BIN)
+unit-valgrind: $(UNIT_BIN) $(DAEMON_UNIT_BIN)
 	CK_FORK=no $(VALGRIND) $(VALGRIND_FLAGS) $(UNIT_BIN)
+	CK_FORK=no CK_RUN_CASE=fake-kernel $(VALGRIND) $(VALGRIND_FLAGS) $(DAEMON_UNIT_BIN)
 
--include $(UNIT_OBJS:.o=.d)
+-include $(UNIT_OBJS:.o=.d) $(DAEMON_UNIT_OBJS:.o=.d)
 
 # The same unit runner (and the pcierrctl it drives) built with
 # AddressSanitizer, LeakSanitizer and UBSan into build/asan/ (issue 11): any

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
+# shellcheck disable=SC2034,SC2154 # variables shared with lib.sh and the scenarios
 #
 # Helpers of the driver suite (tests/vm/driver-scenarios, topology
 # tests/vm/topology-drivers, docs/drivers.md), sourced after lib.sh:

@@ -285,7 +285,8 @@ static int act_and_wait(sd_bus *bus, const char *addr, bool inject)
 	int r, ret;
 
 	r = ctl_get_slot_address(bus, addr, &slot, &error);
-	if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS)) {
+	if (r < 0 && sd_bus_error_has_names(&error, SD_BUS_ERROR_INVALID_ARGS,
+					    "org.pcierr1.Error.NoSuchDevice")) {
 		int connected = 1;
 
 		/* no slots at all: say why */

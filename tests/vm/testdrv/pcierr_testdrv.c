@@ -52,6 +52,10 @@
  *                              pcierr_report_failure(frozen, source
  *                              DRIVER), all from atomic context (a
  *                              spinlock held, interrupts off)
+ *   report_upstream        w   N (1 .. 8): report one failure (frozen,
+ *                              source DRIVER) of the Nth bridge above this
+ *                              device, as a port driver would: the shim
+ *                              freezes the PE that bridge heads
  *   check                  w   a 32-bit value: pcierr_check_value() on it,
  *                              as if a read from the device returned it
  *   check_result           r   what the last check returned (0 or 1; a
@@ -496,6 +500,35 @@ static ssize_t storm_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_WO(storm);
 
+static ssize_t report_upstream_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	typeof(&pcierr_report_failure) report;
+	struct pci_dev *bridge = td->pdev;
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > 8)
+		return -ERANGE;
+	for (i = 0; i < n && bridge; i++)
+		bridge = pci_upstream_bridge(bridge);
+	if (!bridge)
+		return -ENODEV;
+	report = symbol_get(pcierr_report_failure);
+	if (!report)
+		return -ENODEV;
+	ret = report(bridge, pci_channel_io_frozen, 0, PCIERR_SOURCE_DRIVER);
+	symbol_put(pcierr_report_failure);
+	dev_info(dev, "failure of %s reported: %d\n", pci_name(bridge), ret);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(report_upstream);
+
 static ssize_t check_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -546,6 +579,7 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_running.attr,
 	&dev_attr_config_reset.attr,
 	&dev_attr_storm.attr,
+	&dev_attr_report_upstream.attr,
 	&dev_attr_check.attr,
 	&dev_attr_check_result.attr,
 	NULL

@@ -21,7 +21,10 @@
  *   devices on the secondary bus of one bridge (a root port, a downstream
  *   port, a PCI bridge), or a single device on a root bus. A PE is named by
  *   the address of that bridge (or of that single device). Every PCI device
- *   of the system belongs to exactly one PE. Addresses are strings
+ *   of the system belongs to exactly one PE. A PE's freeze and operations
+ *   cover its whole subtree: the devices of the PEs headed by the bridges
+ *   below it too (REPORT results name them as well); see
+ *   docs/shim-mechanism.md. Addresses are strings
  *   "DDDD:BB:DD.F" (hex, the domain 4 to 8 digits, device at most 1f,
  *   function at most 7), at most PCIERR_ADDR_MAX bytes with the NUL; the
  *   kernel sends them in pci_name()'s lower case and matches them by
@@ -99,6 +102,10 @@
  * same id. One operation per PE at a time: a second one fails with EBUSY.
  * Driver callbacks, resets and hotplug run from that work queue, never
  * under a netlink lock, so a driver that sleeps stalls only its own PE.
+ * Operations on a PE and on a PE above or below it run one after the
+ * other. A PE left frozen with no operation for the module parameter
+ * owner_timeout_ms (default 60 s, 0: never) is recovered by the shim
+ * itself (meanwhile operations on it fail with EBUSY; no OP_DONE).
  *
  *   PCIERR_CMD_REPORT   [A]   PCIERR_A_STEP (ERROR_DETECTED with optional
  *                             PCIERR_A_STATE, default FROZEN;
@@ -124,9 +131,14 @@
  *                             default, or FUNDAMENTAL): reset the PE's
  *                             devices, then restore the config space saved
  *                             while they were healthy. EOPNOTSUPP when the
- *                             PE's PCIERR_A_RESET_TYPES lacks the type.
+ *                             PE's PCIERR_A_RESET_TYPES lacks the type;
+ *                             ENODATA (nothing reset, the PE stays frozen)
+ *                             when a device has no healthy snapshot. No
+ *                             driver's reset_prepare/reset_done is called.
  *   PCIERR_CMD_REMOVE   [A]   unbind and remove every device of the PE
- *                             (hot-unplug). With the optional
+ *                             (hot-unplug; of a PE not in normal state a
+ *                             surprise removal: its devices are marked
+ *                             disconnected first). With the optional
  *                             PCIERR_A_DEVICE (partial hotplug, e.g. of
  *                             the devices whose drivers lack the recovery
  *                             callbacks): only that device (and, for a
@@ -384,7 +396,7 @@ enum pcierr_result {
 
 enum pcierr_reset_type {
 	PCIERR_RESET_UNSPEC,
-	PCIERR_RESET_HOT,		/* secondary bus reset, or FLR */
+	PCIERR_RESET_HOT,		/* bus/slot reset, or a function reset */
 	PCIERR_RESET_FUNDAMENTAL,	/* PERST#/power, where the platform has it */
 	__PCIERR_RESET_MAX
 };

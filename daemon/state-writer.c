@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* pcierrd: the state writer thread (state-writer.h) */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "state-writer.h"
+
+/* retention runs after this many history entries */
+#define PRUNE_EVERY	256
+
+enum job_type {
+	JOB_SAVE_FREEZE,
+	JOB_CLEAR_FREEZE,
+	JOB_DISABLE,
+	JOB_ENABLE,
+	JOB_HISTORY,
+};
+
+struct job {
+	struct job *next;
+	enum job_type type;
+	char key[PCIERR_IDENTITY_KEY_MAX];
+	struct pcierr_freeze_record rec;
+	enum pcierr_policy_reason reason;
+	pcierr_usec_t since_usec;
+	char pe[PCIERR_ADDR_MAX], device[PCIERR_ADDR_MAX];
+	char *message;
+	/* JOB_HISTORY */
+	struct pcierr_history_entry h;
+	char *step, *result, *results;
+	bool has_device;
+};
+
+struct state_writer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* a job queued, or stop */
+	pthread_cond_t done;		/* a batch finished */
+	struct job *head, **tail;
+	uint64_t seq_queued;		/* jobs queued ever */
+	uint64_t seq_done;		/* jobs finished ever */
+	bool stop;
+	struct state_writer_stats stats;
+
+	struct pcierr_state *db;	/* the worker's connection */
+	uint64_t history_max, history_max_age_usec;
+	uint64_t since_prune;
+};
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	free(j->message);
+	free(j->step);
+	free(j->result);
+	free(j->results);
+	free(j);
+}
+
+static int run_job(struct pcierr_state *db, struct job *j)
+{
+	switch (j->type) {
+	case JOB_SAVE_FREEZE:
+		return pcierr_state_save_freeze(db, j->key, &j->rec);
+	case JOB_CLEAR_FREEZE: {
+		/* count and times go, the error generation counted stays:
+		 * a resync must not count that freeze again */
+		struct pcierr_freeze_record r = { .error_gen = j->rec.error_gen };
+
+		return pcierr_state_save_freeze(db, j->key, &r);
+	}
+	case JOB_DISABLE:
+		return pcierr_state_disable(db, j->key, j->reason, j->message,
+					    j->since_usec, j->pe, j->device);
+	case JOB_ENABLE:
+		return pcierr_state_enable(db, j->key);
+	case JOB_HISTORY:
+		return pcierr_state_append_history(db, &j->h, NULL);
+	}
+	return -EINVAL;
+}
+
+static pcierr_usec_t realtime_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC + (pcierr_usec_t)ts.tv_nsec / 1000;
+}
+
+static void commit_batch(struct state_writer *w, struct job *batch, uint64_t *ok,
+			 uint64_t *failed, uint64_t *history)
+{
+	bool full = false;
+	int r;
+
+	for (struct job *j = batch; j; j = j->next)
+		if (j->type != JOB_HISTORY)
+			full = true;
+		else
+			(*history)++;
+	(void)pcierr_state_set_synchronous(w->db, full);
+	r = pcierr_state_begin(w->db);
+	if (r < 0)
+		log_error_errno(r, "Failed to begin a state transaction: %s",
+				pcierr_state_errmsg(w->db));
+	for (struct job *j = batch; j; j = j->next) {
+		int k = run_job(w->db, j);
+
+		if (k < 0) {
+			(*failed)++;
+			log_error_errno(k, "Failed to write the state (%s): %s",
+					j->type == JOB_HISTORY ? "history" : j->key,
+					pcierr_state_errmsg(w->db));
+		} else
+			(*ok)++;
+	}
+	if (r >= 0) {
+		r = pcierr_state_commit(w->db);
+		if (r < 0) {
+			log_error_errno(r, "Failed to commit the state: %s",
+					pcierr_state_errmsg(w->db));
+			*failed += *ok;
+			*ok = 0;
+		}
+	}
+}
+
+static void *worker(void *userdata)
+{
+	struct state_writer *w = userdata;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct job *batch;
+		uint64_t n = 0, ok = 0, failed = 0, history = 0;
+		int pruned = 0;
+
+		while (!w->head && !w->stop)
+			pthread_cond_wait(&w->work, &w->lock);
+		if (!w->head && w->stop)
+			break;
+		batch = w->head;
+		w->head = NULL;
+		w->tail = &w->head;
+		pthread_mutex_unlock(&w->lock);
+
+		for (struct job *j = batch; j; j = j->next)
+			n++;
+		commit_batch(w, batch, &ok, &failed, &history);
+		while (batch) {
+			struct job *next = batch->next;
+
+			job_free(batch);
+			batch = next;
+		}
+		w->since_prune += history;
+		if (w->since_prune >= PRUNE_EVERY &&
+		    (w->history_max > 0 || w->history_max_age_usec > 0)) {
+			pcierr_usec_t now = realtime_usec();
+			pcierr_usec_t before = w->history_max_age_usec > 0 &&
+					       now > w->history_max_age_usec ?
+					       now - w->history_max_age_usec : 0;
+
+			w->since_prune = 0;
+			(void)pcierr_state_set_synchronous(w->db, false);
+			pruned = pcierr_state_prune_history(w->db, w->history_max, before);
+			if (pruned < 0)
+				log_warning_errno(pruned, "Failed to prune the history: %s",
+						  pcierr_state_errmsg(w->db));
+		}
+
+		pthread_mutex_lock(&w->lock);
+		w->seq_done += n;
+		w->stats.committed += ok;
+		w->stats.failed += failed;
+		w->stats.batches++;
+		if (pruned > 0)
+			w->stats.pruned += (uint64_t)pruned;
+		pthread_cond_broadcast(&w->done);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int state_writer_new(const char *path, uint64_t history_max,
+		     uint64_t history_max_age_usec, struct state_writer **ret)
+{
+	struct state_writer *w;
+	int r;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->tail = &w->head;
+	w->history_max = history_max;
+	w->history_max_age_usec = history_max_age_usec;
+	/* prune once soon after the start */
+	w->since_prune = PRUNE_EVERY;
+	r = pcierr_state_open(path, &w->db);
+	if (r < 0) {
+		free(w);
+		return r;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->done, NULL);
+	{
+		/* the worker takes no signal: SIGTERM, SIGHUP ... are the
+		 * loop's (sd-event blocks them in its thread only) */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		r = -pthread_create(&w->thread, NULL, worker, w);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (r < 0) {
+		pcierr_state_close(w->db);
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->work);
+		pthread_cond_destroy(&w->done);
+		free(w);
+		return r;
+	}
+	*ret = w;
+	return 0;
+}
+
+struct state_writer *state_writer_free(struct state_writer *w)
+{
+	if (!w)
+		return NULL;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pcierr_state_close(w->db);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->done);
+	free(w);
+	return NULL;
+}
+
+static int queue(struct state_writer *w, struct job *j)
+{
+	pthread_mutex_lock(&w->lock);
+	*w->tail = j;
+	w->tail = &j->next;
+	w->seq_queued++;
+	w->stats.queued++;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+static struct job *job_new(enum job_type type, const char *key)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->type = type;
+	if (key)
+		snprintf(j->key, sizeof(j->key), "%s", key);
+	return j;
+}
+
+int state_writer_save_freeze(struct state_writer *w, const char *key,
+			     const struct pcierr_freeze_record *rec)
+{
+	struct job *j = job_new(JOB_SAVE_FREEZE, key);
+
+	if (!j)
+		return -ENOMEM;
+	j->rec = *rec;
+	return queue(w, j);
+}
+
+int state_writer_clear_freeze(struct state_writer *w, const char *key, uint32_t error_gen)
+{
+	struct job *j = job_new(JOB_CLEAR_FREEZE, key);
+
+	if (!j)
+		return -ENOMEM;
+	j->rec.error_gen = error_gen;
+	return queue(w, j);
+}
+
+int state_writer_disable(struct state_writer *w, const char *key,
+			 enum pcierr_policy_reason reason, const char *message,
+			 pcierr_usec_t since_usec, const char *pe, const char *device)
+{
+	struct job *j = job_new(JOB_DISABLE, key);
+
+	if (!j)
+		return -ENOMEM;
+	j->reason = reason;
+	j->since_usec = since_usec;
+	snprintf(j->pe, sizeof(j->pe), "%s", pe ? pe : "");
+	snprintf(j->device, sizeof(j->device), "%s", device ? device : "");
+	j->message = strdup(message ? message : "");
+	if (!j->message) {
+		job_free(j);
+		return -ENOMEM;
+	}
+	return queue(w, j);
+}
+
+int state_writer_enable(struct state_writer *w, const char *key)
+{
+	struct job *j = job_new(JOB_ENABLE, key);
+
+	if (!j)
+		return -ENOMEM;
+	return queue(w, j);
+}
+
+int state_writer_history(struct state_writer *w, const struct pcierr_history_entry *e)
+{
+	struct job *j = job_new(JOB_HISTORY, NULL);
+
+	if (!j)
+		return -ENOMEM;
+	j->h = *e;
+	snprintf(j->pe, sizeof(j->pe), "%s", e->pe ? e->pe : "");
+	j->h.pe = j->pe;
+	if (e->device) {
+		snprintf(j->device, sizeof(j->device), "%s", e->device);
+		j->h.device = j->device;
+	}
+	j->step = e->step ? strdup(e->step) : NULL;
+	j->result = e->result ? strdup(e->result) : NULL;
+	j->results = e->results ? strdup(e->results) : NULL;
+	j->message = e->message ? strdup(e->message) : NULL;
+	if ((e->step && !j->step) || (e->result && !j->result) ||
+	    (e->results && !j->results) || (e->message && !j->message)) {
+		job_free(j);
+		return -ENOMEM;
+	}
+	j->h.step = j->step;
+	j->h.result = j->result;
+	j->h.results = j->results;
+	j->h.message = j->message;
+	return queue(w, j);
+}
+
+int state_writer_flush(struct state_writer *w, uint64_t timeout_usec)
+{
+	struct timespec deadline;
+	uint64_t target;
+	int r = 0;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);	/* pthread_cond_timedwait's clock */
+	deadline.tv_sec += (time_t)(timeout_usec / 1000000);
+	deadline.tv_nsec += (long)(timeout_usec % 1000000) * 1000;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->lock);
+	target = w->seq_queued;
+	while (w->seq_done < target && r == 0)
+		r = -pthread_cond_timedwait(&w->done, &w->lock, &deadline);
+	if (w->seq_done >= target)
+		r = 0;
+	pthread_mutex_unlock(&w->lock);
+	return r;
+}
+
+void state_writer_get_stats(struct state_writer *w, struct state_writer_stats *ret)
+{
+	pthread_mutex_lock(&w->lock);
+	*ret = w->stats;
+	pthread_mutex_unlock(&w->lock);
+}

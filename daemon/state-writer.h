@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcierrd's state writes, off the event loop (review H2, issue 10 point 2).
+ *
+ * The recovery acts first and persists after: every write to the state
+ * store (freeze records, disabled marks, history) is queued here in
+ * memory (no I/O, one mutex) and a worker thread with its own SQLite
+ * connection commits what has queued up, in order, one transaction per
+ * batch. A batch holding freeze records or disabled marks is committed
+ * with synchronous=FULL, one of history only with NORMAL. The state
+ * directory may sit on the very device whose PE is frozen: then only the
+ * worker waits for it, never the recovery that would unfreeze it.
+ *
+ * The crash invariant: what pcierrd acted on but the worker had not yet
+ * committed when pcierrd died is re-derived from the kernel at the next
+ * start's resync: a PE still frozen is recovered again, and a freeze whose
+ * error generation the store has not counted (the device's error_gen is
+ * not the record's) is counted then, once (policy FREEZE_DETECTED); one
+ * that the store counted already is not counted again (FREEZE_COUNTED).
+ * The one freeze that can go uncounted is one whose whole recovery ended
+ * before a crash that also lost its batch (milliseconds; the history rows
+ * of that window are lost too).
+ *
+ * Reads stay on the loop's own connection (WAL: readers never wait for
+ * the writer); one that must see every queued write first (Enable) calls
+ * state_writer_flush() with a bound.
+ */
+#ifndef PCIERRD_STATE_WRITER_H
+#define PCIERRD_STATE_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "state.h"
+
+struct state_writer;
+
+struct state_writer_stats {
+	uint64_t queued;		/* writes queued */
+	uint64_t committed;		/* writes committed */
+	uint64_t failed;		/* writes lost to errors */
+	uint64_t batches;		/* transactions */
+	uint64_t pruned;		/* history entries deleted by retention */
+};
+
+/*
+ * Open path a second time for the worker and start it. history_max
+ * (entries, 0: unlimited) and history_max_age_usec (0: unlimited) are the
+ * retention, applied by the worker after a batch now and then.
+ */
+int state_writer_new(const char *path, uint64_t history_max,
+		     uint64_t history_max_age_usec, struct state_writer **ret);
+/* Commit what is queued, stop and join the worker (NULL is fine) */
+struct state_writer *state_writer_free(struct state_writer *w);
+
+/* Queue a write (the arguments are copied); 0 or -ENOMEM */
+int state_writer_save_freeze(struct state_writer *w, const char *key,
+			     const struct pcierr_freeze_record *rec);
+/* the count and times go; error_gen (the generation counted last) stays */
+int state_writer_clear_freeze(struct state_writer *w, const char *key, uint32_t error_gen);
+int state_writer_disable(struct state_writer *w, const char *key,
+			 enum pcierr_policy_reason reason, const char *message,
+			 pcierr_usec_t since_usec, const char *pe, const char *device);
+int state_writer_enable(struct state_writer *w, const char *key);
+int state_writer_history(struct state_writer *w, const struct pcierr_history_entry *e);
+
+/* Wait until everything queued so far is committed (or failed), at most
+ * timeout_usec: 0, or -ETIMEDOUT */
+int state_writer_flush(struct state_writer *w, uint64_t timeout_usec);
+
+void state_writer_get_stats(struct state_writer *w, struct state_writer_stats *ret);
+
+#endif /* PCIERRD_STATE_WRITER_H */

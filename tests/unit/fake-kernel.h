@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An in-process double of the pcierr shim behind pcierrd's kernel ops
+ * (daemon/kernel-ops.h): PEs and devices in memory, commands recorded and
+ * completed with OP_DONE notifications through an eventfd the daemon's
+ * loop watches, as libpcierr's event fd. Tests lose, reorder and delay
+ * what they like (issue 10 point 5).
+ */
+#ifndef FAKE_KERNEL_H
+#define FAKE_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pcierr/pcierr.h>
+
+#include "kernel-ops.h"
+
+#define FAKE_MAX_CMDS	256
+
+struct fake_cmd {
+	enum pcierr_cmd op;
+	enum pcierr_step step;
+	enum pcierr_reset_type reset_type;
+	char pe[PCIERR_ADDR_STRLEN];
+	uint64_t op_id;
+	/* synchronous requests (GET_PE, dump, stats) made since the last
+	 * EVENT was delivered, when this command was sent */
+	unsigned int sync_since_event;
+};
+
+struct fake_op {
+	uint64_t op_id;
+	enum pcierr_cmd op;
+	enum pcierr_step step;
+	char pe[PCIERR_ADDR_STRLEN];
+};
+
+struct fake_kernel {
+	int efd;
+	struct pcierr_pe *pes;
+	size_t n_pes, cap;
+	struct pcierr_notification *queue;
+	size_t n_queue, queue_cap;
+	uint64_t next_op_id, next_seq;
+	int family_id;
+
+	/* what the daemon sent */
+	struct fake_cmd cmds[FAKE_MAX_CMDS];
+	size_t n_cmds;
+	unsigned int sync_since_event;
+	unsigned int n_dumps, n_gets;
+
+	/* the operation in flight per PE is completed by fake_complete(),
+	 * or at once when auto_complete */
+	bool auto_complete;
+	struct fake_op inflight[64];
+	size_t n_inflight;
+	/* the next OP_DONE of this op (0: none) is done but lost */
+	enum pcierr_cmd drop_op;
+	enum pcierr_step drop_step;
+	bool drop_next_event;	/* the next EVENT is lost */
+	bool no_last_op;	/* as ABI v1: GET_PE tells no last operation */
+	int fail_dumps;		/* that many dumps fail with -EAGAIN */
+	bool gone;		/* the shim is unloaded */
+	/* answers to REPORT, per step: every aware device answers this */
+	enum pcierr_result answer[__PCIERR_STEP_MAX];
+};
+
+extern const struct kernel_ops fake_kernel_ops;
+/* the instance the ops work on (one per test) */
+extern struct fake_kernel *fake;
+
+struct fake_kernel *fake_kernel_new(void);
+void fake_kernel_free(struct fake_kernel *k);
+
+/* A PE (bridge head addr) with n functions 0..n-1 of bus `bus`, each
+ * with an aware driver (error_detected, slot_reset, resume, mmio_enabled) */
+struct pcierr_pe *fake_add_pe(struct fake_kernel *k, const char *addr, unsigned int bus,
+			      unsigned int n);
+struct pcierr_pe *fake_pe(struct fake_kernel *k, const char *addr);
+
+/* Queue notifications */
+void fake_event(struct fake_kernel *k, const char *dev, enum pcierr_channel_state state);
+void fake_overflow(struct fake_kernel *k, enum pcierr_overflow_reason reason);
+void fake_family(struct fake_kernel *k, bool added);
+void fake_raw_op_done(struct fake_kernel *k, uint64_t op_id, enum pcierr_cmd op,
+		      enum pcierr_step step, const char *pe, int error);
+/* Complete the operation in flight on pe (its OP_DONE queued unless
+ * dropped); returns false when none */
+bool fake_complete(struct fake_kernel *k, const char *pe);
+
+/* The commands sent, as "report:error_detected reset:hot ..." */
+void fake_cmds_string(const struct fake_kernel *k, char *buf, size_t size);
+
+#endif /* FAKE_KERNEL_H */

@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 300
+#
+# Scenario 20: the PE is its whole subtree, on a PCIe switch
+# (x3130-upstream + two xio3130-downstream below the ioh3420 RP_SWITCH),
+# a pci-testdev (pcierr_test) on one downstream port and an nvme (disk of
+# known contents, $PCIERR_OUT/nvme.img) on the other.
+#   A freeze of the root port's PE (a failure of the root port reported
+#   by a driver: the test driver's report_upstream, 3 bridges up) freezes
+#   both devices; REPORT reaches both drivers; RESET (a secondary
+#   bus reset of the root port) resets everything below and restores the
+#   switch ports' and the devices' config space (the devices answer with
+#   their ids and BARs again); slot_reset and resume reach both; the nvme
+#   reads the image again, and its controller was reset once, by its
+#   slot_reset (function tracer: nvme_reset_work once, no
+#   nvme_reset_prepare/nvme_reset_done: no function-reset wrapper).
+#   A freeze of one downstream port's PE (a failure of the testdev's port,
+#   report_upstream 1) leaves the other alone: the testdev keeps decoding and its driver hears
+#   nothing while the nvme's PE is recovered.
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+RP=$RP_SWITCH
+TD=$SW_TESTDEV
+NV=$NVME
+IMG=${PCIERR_OUT:?}/nvme.img
+TR=/sys/kernel/debug/tracing
+CLEANUP_PES="$RP $SW_DOWN1 $SW_DOWN2"
+CLEANUP_CMD=trace_off
+trace_off() {
+	if [ -w "$TR/current_tracer" ]; then
+		echo 0 > "$TR/tracing_on"
+		echo nop > "$TR/current_tracer"
+		echo > "$TR/set_ftrace_filter"
+	fi
+}
+require_normal "$RP" "$SW_DOWN1" "$SW_DOWN2"
+td_defaults
+[ -e "$SYS/$TD/config_reset" ] && echo 1 > "$SYS/$TD/config_reset"
+
+bound_to "$TD" pcierr_test || fail "$TD is not bound to pcierr_test (driver $(driver_of "$TD"))"
+bound_to "$NV" nvme || fail "$NV is not bound to nvme (driver $(driver_of "$NV"))"
+nvme_disk() {
+	for _b in "$SYS/$NV"/nvme/nvme*/nvme*n1; do
+		[ -e "$_b" ] && { basename "$_b"; return 0; }
+	done
+	return 1
+}
+nvme_reads_image() {
+	_d=$(nvme_disk) || return 1
+	[ -b "/dev/$_d" ] || return 1
+	dd if="/dev/$_d" bs=64k count=64 iflag=direct 2>/dev/null | cmp -s - "$IMG"
+}
+wait_until 20 nvme_reads_image || fail "the nvme disk does not read the contents of $IMG"
+ok "/dev/$(nvme_disk) reads the 4 MiB of $IMG"
+
+must_nl pe "$RP"
+printf '%s\n' "$out" | grep -q " dev=$SW_UP " || fail "pe $RP does not list $SW_UP"
+must_nl pe "$SW_UP"
+for d in "$SW_DOWN1" "$SW_DOWN2"; do
+	printf '%s\n' "$out" | grep -q " dev=$d " || fail "pe $SW_UP does not list $d"
+done
+ok "the root port's PE lists the switch's upstream port, the downstream ports are in $SW_UP's PE"
+expect "PE of $TD" "$(kv pe "$(dev_line "$TD")")" "$SW_DOWN1"
+expect "PE of $NV" "$(kv pe "$(dev_line "$NV")")" "$SW_DOWN2"
+
+tracing=0
+if [ -w "$TR/set_ftrace_filter" ] &&
+   echo 'nvme_reset_work nvme_reset_prepare nvme_reset_done nvme_slot_reset' > "$TR/set_ftrace_filter" 2>/dev/null; then
+	echo function > "$TR/current_tracer"
+	echo > "$TR/trace"
+	echo 1 > "$TR/tracing_on"
+	tracing=1
+	ok "tracing nvme_reset_work, nvme_reset_prepare, nvme_reset_done, nvme_slot_reset"
+else
+	fail "the function tracer cannot trace the nvme driver"
+fi
+ncalls() { grep -c " $1 <-" "$TR/trace"; }
+ids() { od -An -tx4 -N4 "$SYS/$1/config" | tr -d ' '; }
+bars() { od -An -tx4 -j16 -N24 "$SYS/$1/config" | tr -s ' '; }
+busnrs() { od -An -tx1 -j24 -N3 "$SYS/$1/config" | tr -s ' '; }
+
+info "a freeze of the root port's PE covers the whole switch"
+td_bars=$(bars "$TD") nv_bars=$(bars "$NV")
+up_bus=$(busnrs "$SW_UP") d1_bus=$(busnrs "$SW_DOWN1") d2_bus=$(busnrs "$SW_DOWN2")
+td_clear "$TD"
+td_set "$TD" report_upstream 3
+wait_until 10 sh -c "[ \"\$($NL pe $RP 2>/dev/null | head -n 1 | grep -o 'pe_state=[a-z_]*')\" = pe_state=frozen ]" ||
+	fail "the root port's PE did not freeze"
+expect "root port PE state after inject" "$(pe_state "$RP")" frozen
+for d in "$TD" "$NV"; do
+	[ $(($(cmdreg "$d") & (CMD_MEM | CMD_MASTER))) = 0 ] ||
+		fail "$d still decodes memory or masters the bus (command $(cmdreg "$d"))"
+	expect "$d's channel state" "$(dev_state "$d")" frozen
+done
+ok "both devices below the switch are frozen"
+report_expect "$RP" error_detected need_reset --state frozen
+expect "$TD's answer" "$(dev_result "$TD")" need_reset
+expect "$NV's answer" "$(dev_result "$NV")" need_reset
+echo > "$TR/trace"
+op reset "$RP"
+for d in "$TD" "$NV"; do
+	case "$(ids "$d")" in
+	ffffffff|"") fail "$d does not answer after the reset" ;;
+	esac
+done
+expect "$SW_UP's bus numbers after the reset" "$(busnrs "$SW_UP")" "$up_bus"
+expect "$SW_DOWN1's bus numbers after the reset" "$(busnrs "$SW_DOWN1")" "$d1_bus"
+expect "$SW_DOWN2's bus numbers after the reset" "$(busnrs "$SW_DOWN2")" "$d2_bus"
+expect "$TD's BARs after the reset" "$(bars "$TD")" "$td_bars"
+expect "$NV's BARs after the reset" "$(bars "$NV")" "$nv_bars"
+report_expect "$RP" slot_reset recovered
+expect "$TD's slot_reset answer" "$(dev_result "$TD")" recovered
+expect "$NV's slot_reset answer" "$(dev_result "$NV")" recovered
+op report "$RP" resume
+expect "root port PE state after resume" "$(pe_state "$RP")" normal
+expect_calls "$TD" "error_detected(frozen)=need_reset slot_reset=recovered resume"
+wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after the recovery"
+ok "the nvme reads the same 4 MiB after the recovery"
+expect "nvme_reset_prepare calls" "$(ncalls nvme_reset_prepare)" 0
+expect "nvme_reset_done calls" "$(ncalls nvme_reset_done)" 0
+expect "nvme_slot_reset calls" "$(ncalls nvme_slot_reset)" 1
+expect "nvme_reset_work calls (controller resets)" "$(ncalls nvme_reset_work)" 1
+
+info "a freeze of one downstream port's PE leaves the other alone"
+td_clear "$TD"
+nv_cmd=$(cmdreg "$NV")
+echo > "$TR/trace"
+td_set "$TD" report_upstream 1
+wait_until 10 sh -c "[ \"\$($NL pe $SW_DOWN1 2>/dev/null | head -n 1 | grep -o 'pe_state=[a-z_]*')\" = pe_state=frozen ]" ||
+	fail "$SW_DOWN1's PE did not freeze"
+expect "$SW_DOWN2's PE state" "$(pe_state "$SW_DOWN2")" normal
+expect "the root port's PE state" "$(pe_state "$RP")" normal
+[ $(($(cmdreg "$TD") & CMD_MEM)) = 0 ] || fail "$TD still decodes memory"
+expect "$NV's command register" "$(cmdreg "$NV")" "$nv_cmd"
+expect "$NV's channel state" "$(dev_state "$NV")" normal
+report_expect "$SW_DOWN1" error_detected need_reset --state frozen
+expect "results of $SW_DOWN1's error_detected" "$(kv results "$op")" "$TD:need_reset"
+op reset "$SW_DOWN1"
+expect "$TD's BARs after the reset" "$(bars "$TD")" "$td_bars"
+report_expect "$SW_DOWN1" slot_reset recovered
+op report "$SW_DOWN1" resume
+expect "$SW_DOWN1's PE state after resume" "$(pe_state "$SW_DOWN1")" normal
+expect_calls "$TD" "error_detected(frozen)=need_reset slot_reset=recovered resume"
+expect "$NV's command register after the other port's recovery" "$(cmdreg "$NV")" "$nv_cmd"
+expect "nvme callbacks during the other port's recovery" "$(grep -c ' nvme_' "$TR/trace")" 0
+wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after the other port's recovery"
+ok "the nvme was left alone and still reads the same 4 MiB"

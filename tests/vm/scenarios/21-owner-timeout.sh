@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 300
+#
+# Scenario 21: without a daemon a freeze is not forever (module parameter
+# owner_timeout_ms, set to 20000 here).
+#   pcierrd is killed (SIGKILL) in the middle of a recovery of testdev A
+#   (while its slot_reset sleeps 15 s) and not restarted: nobody listens to the events any more and nobody
+#   acts. Within the timeout the shim recovers the PE itself as AER would:
+#   error_detected, reset, slot_reset, resume; the driver's call log ends
+#   in resume, the PE and the device are normal, decode is back, and the
+#   kernel log says so ("recovered by the shim itself").
+#   No daemon at all, and a driver without recovery callbacks (edu): at
+#   the timeout the shim says nobody listens, removes and rescans the PE; the edu comes back bound, the PE normal.
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+PE=$RP_TESTDEV_A
+DEV=$TESTDEV_A
+PARAM=/sys/module/pcierr_shim/parameters/owner_timeout_ms
+[ -w "$PARAM" ] || fail "no writable $PARAM"
+old_timeout=$(cat "$PARAM")
+CLEANUP_CMD="echo $old_timeout > $PARAM"
+CLEANUP_PES="$PE $RP_EDU"
+require_normal "$PE" "$RP_EDU"
+td_defaults
+td_clear "$DEV"
+echo "+ echo 20000 > $PARAM"
+echo 20000 > "$PARAM"
+
+pe_is_normal() { [ "$(pe_state "$1")" = normal ]; }
+
+info "pcierrd killed during a recovery, not restarted"
+# slot_reset sleeps 15 s: pcierrd is killed while it waits for it (the
+# kernel's slot_reset still completes), so nobody sends resume
+td_set "$DEV" delay_slot_reset 15000
+sig_start
+pcierrd_start
+klines=$(dmesg | wc -l)
+sig_mark
+must_call Inject ssu "$DEV" frozen 0
+must_signal 30 RecoveryStep "\"$PE\"" '"reset"'
+pcierrd_kill9
+t0=$(now_ns)
+td_set "$DEV" delay_slot_reset 0
+calls=$(td_calls "$DEV")
+echo "  the driver's call log at the kill: $calls"
+case "$calls" in
+*resume*) fail "pcierrd finished the recovery before it was killed: $calls" ;;
+esac
+wait_until 90 pe_is_normal "$PE" || fail "PE $PE is '$(pe_state "$PE")' 90 s after the daemon died"
+ok "PE $PE normal again $(ms_between "$t0" "$(now_ns)") ms after the kill (the slot_reset running then, the owner timeout of 20000 ms, the shim's own recovery)"
+calls=$(td_calls "$DEV")
+echo "  call log: $calls"
+case "$calls" in
+"error_detected(frozen)=need_reset"*"slot_reset=recovered resume") ok "the driver's recovery ended in slot_reset, resume" ;;
+*) fail "unexpected call log: $calls" ;;
+esac
+expect "$DEV's channel state" "$(dev_state "$DEV")" normal
+[ $(($(cmdreg "$DEV") & CMD_MEM)) != 0 ] || fail "$DEV decodes no memory after the recovery"
+ok "$DEV decodes memory again"
+bound_to "$DEV" pcierr_test || fail "$DEV lost its driver"
+dmesg | tail -n +"$((klines + 1))" | grep -q "$PE: pcierr: recovered by the shim itself" ||
+	fail "no '$PE: pcierr: recovered by the shim itself' in the kernel log"
+ok "the kernel log says the shim recovered it"
+
+info "no daemon, a driver without callbacks: removed and rescanned"
+bound_to "$EDU" pcierr_test_unaware || fail "$EDU is not bound to pcierr_test_unaware"
+# who is subscribed to generic netlink groups now (protocol 16, with
+# groups): for the log, should the check below fail
+awk 'NR == 1 || ($2 == 16 && $4 != "00000000") { print "  | " $0 }' /proc/net/netlink
+for _i in $(awk 'NR > 1 && $2 == 16 && $4 != "00000000" { print $NF }' /proc/net/netlink); do
+	ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q "socket:\[$_i\]" &&
+		for _p in /proc/[0-9]*; do
+			ls -l "$_p/fd" 2>/dev/null | grep -q "socket:\[$_i\]" &&
+				echo "  | socket $_i: pid ${_p#/proc/} $(tr '\0' ' ' < "$_p/cmdline")"
+		done
+done
+klines=$(dmesg | wc -l)
+t0=$(now_ns)
+must_nl inject "$EDU"
+wait_until 90 pe_is_normal "$RP_EDU" || fail "PE $RP_EDU is '$(pe_state "$RP_EDU")' 90 s after the freeze"
+wait_until 10 bound_to "$EDU" pcierr_test_unaware || fail "$EDU did not come back bound"
+ok "PE $RP_EDU normal, $EDU bound again $(ms_between "$t0" "$(now_ns)") ms after the freeze"
+dmesg | tail -n +"$((klines + 1))" | grep -q "$RP_EDU: pcierr: nobody recovered the PE in 20000 ms (nobody listens to pcierr events)" ||
+	fail "the shim did not say that nobody listens and nobody recovered the PE"
+ok "the shim says that nobody listens and nobody recovered the PE"
+expect "$EDU's channel state" "$(dev_state "$EDU")" normal
+dmesg | tail -n +"$((klines + 1))" | grep -q "$RP_EDU: pcierr: drivers cannot recover: removing and rescanning the PE" ||
+	fail "no 'removing and rescanning' for $RP_EDU in the kernel log"
+ok "the kernel log says why it was removed and rescanned"
