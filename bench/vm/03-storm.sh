@@ -84,6 +84,10 @@ wait_until 60 sh -c "grep -q 'aer' '$TMP/ras.log' && [ -e /var/lib/rasdaemon/ras
 	info "rasdaemon said nothing about aer within 60 s: $(head -c 600 "$TMP/ras.log")"
 sleep 2
 gone "$RAS_PID" && fail "rasdaemon exited: $(cat "$TMP/ras.log")"
+# rasdaemon traces in an instance of its own: its buffer_percent too
+for _bp in /sys/kernel/debug/tracing/instances/*/buffer_percent; do
+	[ -w "$_bp" ] && echo 0 > "$_bp" && echo "  $_bp = 0"
+done
 quiet "$PD_PID" "$RAS_PID" || fail "pcierrd and rasdaemon do not go quiet"
 pd0=$(proc_stat "$PD_PID")
 ra0=$(proc_stat "$RAS_PID")
