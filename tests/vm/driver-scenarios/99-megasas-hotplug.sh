@@ -5,10 +5,11 @@
 # Driver suite 99 (last on purpose): megaraid_sas (no handlers) with disk
 # reads running: the full hotplug fallback.
 #
-# KNOWN TO FAIL until the shim removes a frozen PE's devices as a surprise
-# removal (the mechanism issue, k-mech): today the remove step runs
-# megaraid_sas's remove on the frozen card, which waits for the firmware
-# that cannot answer, and hangs. This scenario does not hang the run: it
+# KNOWN TO FAIL: before the shim's surprise removal, megaraid_sas's
+# remove waited for the frozen card's firmware and hung; with it (merged
+# at 802fd59) the freeze is lifted for the teardown, but with this
+# reader's I/O in flight megasas_detach_one still blocks in
+# scsi_remove_host -> __scsi_remove_device (docs/drivers.md). This scenario does not hang the run: it
 # waits at most 60 s for RecoveryFinished and fails saying so; it is the
 # last of the suite because the stuck removal holds the PCI rescan lock
 # (the kernel-log check then reports the blocked task too).
@@ -44,8 +45,8 @@ if ! wait_signal 60 RecoveryFinished "\"$PE\""; then
 	# the PE's removal is stuck: the clean-up must not wait on it
 	CLEANUP_PES=
 	row "$DEV" megaraid_sas "$handlers" "full hotplug: HUNG" "> 60 s" - - - \
-		"KNOWN: remove of the frozen card waits for its firmware (needs surprise removal)"
-	fail "KNOWN FAILURE (until the shim's surprise removal lands): no RecoveryFinished within 60 s; megaraid_sas's remove waits for the frozen card's firmware"
+		"KNOWN: the removal blocks (megasas_detach_one, scsi_remove_host) with I/O in flight"
+	fail "KNOWN FAILURE: no RecoveryFinished within 60 s; megaraid_sas's removal is stuck (see the blocked tasks above)"
 fi
 fin_result=$(sig_arg "$sig" 2)
 fin_usec=$(sig_arg "$sig" 3)
