@@ -3,9 +3,10 @@
 # timeout: 150
 #
 # Scenario 18: bad D-Bus input and permissions.
-#   As root: a malformed address, an unknown device or slot, an unknown
-#   state or reset type, a wrong signature -> InvalidArgs, the message
-#   naming what was wrong. As uid 65534: Inject, Reset, Enable,
+#   As root: a malformed address, an unknown state or reset type, a wrong
+#   signature -> InvalidArgs; a well-formed address of no known device or
+#   slot -> org.pcierr1.Error.NoSuchDevice; the message naming what was
+#   wrong. As uid 65534: Inject, Reset, Enable,
 #   ClearFreezeCount are refused by pcierrd itself (the bus policy lets them
 #   through, pcierrd authorises through polkit): when the bus activated
 #   polkitd, uid 65534 (no session: auth_admin) gets
@@ -59,7 +60,7 @@ names() {
 info "root: bad arguments -> InvalidArgs"
 call_expect_error InvalidArgs Inject string:zz:00 string:frozen uint32:0
 names zz:00
-call_expect_error InvalidArgs Inject string:0000:0f:1f.7 string:frozen uint32:0
+call_expect_error org.pcierr1.Error.NoSuchDevice Inject string:0000:0f:1f.7 string:frozen uint32:0
 names 0000:0f:1f.7
 call_expect_error InvalidArgs Inject string:0000:02:00.0.1 string:frozen uint32:0
 names 0000:02:00.0.1
@@ -67,13 +68,13 @@ call_expect_error InvalidArgs Inject "string:$DEV" string:bogus uint32:0
 names bogus
 call_expect_error InvalidArgs Reset "string:$DEV" string:sideways
 names sideways
-call_expect_error InvalidArgs Reset string:0000:0f:1f.7 string:hot
+call_expect_error org.pcierr1.Error.NoSuchDevice Reset string:0000:0f:1f.7 string:hot
 names 0000:0f:1f.7
 call_expect_error InvalidArgs Enable string:nonsense
 names nonsense
-call_expect_error InvalidArgs ClearFreezeCount string:0000:0f:1f.7
+call_expect_error org.pcierr1.Error.NoSuchDevice ClearFreezeCount string:0000:0f:1f.7
 names 0000:0f:1f.7
-call_expect_error InvalidArgs GetDevice string:0000:0f:1f.7
+call_expect_error org.pcierr1.Error.NoSuchDevice GetDevice string:0000:0f:1f.7
 names 0000:0f:1f.7
 call_expect_error InvalidArgs GetSlot string:1:2:3:4
 names 1:2:3:4

@@ -57,7 +57,7 @@ ok "active (running) $(( (a - s) / 1000 )) ms after the process started: READY=1
 expect "main process" "$(readlink "/proc/$pid/exe")" /usr/sbin/pcierrd
 # CAP_NET_ADMIN (12) and CAP_SYS_ADMIN (21): the shim's ABI version 2
 expect "CapEff (CAP_NET_ADMIN and CAP_SYS_ADMIN alone)" "$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$pid/status")" 0000000000201000
-expect "CapBnd" "$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")" 0000000000001000
+expect "CapBnd" "$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")" 0000000000201000
 expect "NoNewPrivs" "$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' "/proc/$pid/status")" 1
 [ -d /var/lib/pcierr ] || fail "no StateDirectory /var/lib/pcierr"
 ok "StateDirectory /var/lib/pcierr: $(echo /var/lib/pcierr/*)"
