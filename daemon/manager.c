@@ -173,6 +173,26 @@ static void device_load_history(struct manager *m, struct device *d)
 	set_string(&d->disabled_reason, "");
 	if (!m->state)
 		return;
+	if (m->writer) {
+		/* with what is queued and not yet committed: a device a rescan
+		 * brings back right after its recovery keeps its freezes */
+		bool disabled;
+
+		r = state_writer_load(m->writer, m->state, d->key, &d->history,
+				      &dis, &disabled);
+		if (r < 0) {
+			log_warning_errno(r, "Failed to load the freeze record of %s: %m",
+					  d->addr);
+			d->history = (struct pcierr_freeze_record) { 0 };
+			return;
+		}
+		d->last_error_usec = d->history.last_usec;
+		if (disabled) {
+			d->history.disabled = true;
+			set_string(&d->disabled_reason, dis.message);
+		}
+		return;
+	}
 	r = pcierr_state_load_freeze(m->state, d->key, &d->history);
 	if (r < 0) {
 		log_warning_errno(r, "Failed to load the freeze record of %s: %m", d->addr);

@@ -44,6 +44,7 @@ struct state_writer {
 	pthread_cond_t work;		/* a job queued, or stop */
 	pthread_cond_t done;		/* a batch finished */
 	struct job *head, **tail;
+	struct job *busy;		/* the batch being committed */
 	uint64_t seq_queued;		/* jobs queued ever */
 	uint64_t seq_done;		/* jobs finished ever */
 	bool stop;
@@ -155,11 +156,16 @@ static void *worker(void *userdata)
 		batch = w->head;
 		w->head = NULL;
 		w->tail = &w->head;
+		w->busy = batch;
 		pthread_mutex_unlock(&w->lock);
 
 		for (struct job *j = batch; j; j = j->next)
 			n++;
 		commit_batch(w, batch, &ok, &failed, &history);
+		/* committed: state_writer_load() reads it from the store now */
+		pthread_mutex_lock(&w->lock);
+		w->busy = NULL;
+		pthread_mutex_unlock(&w->lock);
 		while (batch) {
 			struct job *next = batch->next;
 
@@ -254,6 +260,66 @@ struct state_writer *state_writer_free(struct state_writer *w)
 	pthread_cond_destroy(&w->done);
 	free(w);
 	return NULL;
+}
+
+/* Apply the queued writes for key, oldest first, to what the store said */
+static void overlay(const struct job *j, const char *key,
+		    struct pcierr_freeze_record *rec, struct pcierr_disabled *dis,
+		    bool *disabled)
+{
+	for (; j; j = j->next) {
+		if (strcmp(j->key, key) != 0)
+			continue;
+		switch (j->type) {
+		case JOB_SAVE_FREEZE:
+			*rec = j->rec;
+			break;
+		case JOB_CLEAR_FREEZE:
+			*rec = (struct pcierr_freeze_record) { .error_gen = j->rec.error_gen };
+			break;
+		case JOB_DISABLE:
+			*disabled = true;
+			dis->reason = j->reason;
+			dis->since_usec = j->since_usec;
+			snprintf(dis->message, sizeof(dis->message), "%s", j->message);
+			snprintf(dis->pe, sizeof(dis->pe), "%s", j->pe);
+			snprintf(dis->device, sizeof(dis->device), "%s", j->device);
+			break;
+		case JOB_ENABLE:
+			*disabled = false;
+			break;
+		case JOB_HISTORY:
+			break;
+		}
+	}
+}
+
+int state_writer_load(struct state_writer *w, struct pcierr_state *db, const char *key,
+		      struct pcierr_freeze_record *rec, struct pcierr_disabled *dis,
+		      bool *disabled)
+{
+	int r;
+
+	*rec = (struct pcierr_freeze_record) { 0 };
+	*dis = (struct pcierr_disabled) { 0 };
+	*disabled = false;
+	/* Under the queue's lock: a batch stays in view (busy) until it is
+	 * committed, so nothing falls between the store read and the queue.
+	 * A write committed and still in view is applied twice: harmless,
+	 * each one sets the record or the mark whole. */
+	pthread_mutex_lock(&w->lock);
+	r = pcierr_state_load_freeze(db, key, rec);
+	if (r >= 0) {
+		r = pcierr_state_is_disabled(db, key, dis);
+		if (r >= 0) {
+			*disabled = r > 0;
+			overlay(w->busy, key, rec, dis, disabled);
+			overlay(w->head, key, rec, dis, disabled);
+			r = 0;
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return r;
 }
 
 static int queue(struct state_writer *w, struct job *j)

@@ -64,6 +64,17 @@ int state_writer_disable(struct state_writer *w, const char *key,
 int state_writer_enable(struct state_writer *w, const char *key);
 int state_writer_history(struct state_writer *w, const struct pcierr_history_entry *e);
 
+/*
+ * The identity's freeze record and disabled mark as they stand once all
+ * that is queued is committed: the store's (read on db, the caller's
+ * connection) with the queued writes for key applied. A device that comes
+ * back (a rescan) right after its recovery sees its freezes. 0 or a
+ * negative errno from the store.
+ */
+int state_writer_load(struct state_writer *w, struct pcierr_state *db, const char *key,
+		      struct pcierr_freeze_record *rec, struct pcierr_disabled *dis,
+		      bool *disabled);
+
 /* Wait until everything queued so far is committed (or failed), at most
  * timeout_usec: 0, or -ETIMEDOUT */
 int state_writer_flush(struct state_writer *w, uint64_t timeout_usec);

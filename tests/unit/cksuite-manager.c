@@ -440,6 +440,49 @@ START_TEST(udev_overrun_resyncs)
 }
 END_TEST
 
+/* a record read back right after it was queued is the queued one, also
+ * before the worker commits it (a device a rescan brings back) */
+START_TEST(state_load_sees_queued)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_freeze_record rec = { .count = 3, .first_usec = 10,
+					    .last_usec = 20, .error_gen = 7 };
+	struct state_writer *w = NULL;
+	struct pcierr_state *st = NULL;
+	struct pcierr_disabled dis;
+	bool disabled;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	ck_assert_int_eq(pcierr_state_open(path, &st), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &w), 0);
+	for (int round = 0; round < 50; round++) {
+		rec.count = 1 + (unsigned int)round % 5;
+		ck_assert_int_eq(state_writer_save_freeze(w, "k", &rec), 0);
+		ck_assert_int_eq(state_writer_disable(w, "k", PCIERR_REASON_TOO_MANY_FREEZES,
+						      "reseat", 30, "0000:00:10.0",
+						      "0000:01:00.0"), 0);
+		ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
+		ck_assert_uint_eq(rec.count, 1 + (unsigned int)round % 5);
+		ck_assert_uint_eq(rec.error_gen, 7);
+		ck_assert(disabled);
+		ck_assert_str_eq(dis.message, "reseat");
+		ck_assert_int_eq(state_writer_clear_freeze(w, "k", 7), 0);
+		ck_assert_int_eq(state_writer_enable(w, "k"), 0);
+		ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
+		ck_assert_uint_eq(rec.count, 0);
+		ck_assert_uint_eq(rec.error_gen, 7);
+		ck_assert(!disabled);
+	}
+	ck_assert_int_eq(state_writer_flush(w, 5000000), 0);
+	ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
+	ck_assert_uint_eq(rec.count, 0);
+	ck_assert(!disabled);
+	state_writer_free(w);
+	pcierr_state_close(st);
+}
+END_TEST
+
 START_TEST(state_written_after)
 {
 	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
@@ -713,6 +756,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, kernel_aer_without_end);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);
+	tcase_add_test(tc, state_load_sees_queued);
 	tcase_add_test(tc, config_state_section);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(sc, 300);
