@@ -35,6 +35,19 @@
 #define PCIERR_DISABLED_OVERRIDE	"pcierr-disabled"
 #define PCIERR_LOOP_CHECKS		10000
 
+/* ED, ENABLE_IO, MMIO_ENABLED, RESET, SLOT_RESET, RESUME */
+#define PCIERR_RECOVER_STEPS	6
+
+/* One step of a RECOVER, as its OP_DONE and LAST_OP tell it */
+struct pcierr_step_status {
+	u8 cmd;				/* REPORT, ENABLE_IO, RESET */
+	u32 step;			/* REPORT */
+	u32 merged;			/* REPORT: err.c's merge_result() */
+	u32 reset_type;			/* RESET */
+	int err;			/* 0 or negative errno */
+	u64 duration_ns;
+};
+
 /* The last operation of a PE, for GET_PE's PCIERR_A_LAST_OP (D18). */
 struct pcierr_op_status {
 	u64 id;				/* 0: none yet */
@@ -45,6 +58,9 @@ struct pcierr_op_status {
 	int err;			/* once done: 0 or negative errno */
 	u64 duration_ns;
 	u32 pe_state;			/* once done */
+	u32 stop;			/* RECOVER, once done */
+	unsigned int nsteps;		/* RECOVER, once done */
+	struct pcierr_step_status steps[PCIERR_RECOVER_STEPS];
 };
 
 struct pcierr_pe {
@@ -134,6 +150,12 @@ struct pcierr_op {
 	u32 pe_state;
 	u64 pe_id;			/* after the operation */
 	u64 duration_ns;
+	/* RECOVER: its steps, each with its own device results */
+	u32 stop;			/* enum pcierr_recover_stop */
+	unsigned int nsteps;
+	struct pcierr_step_status steps[PCIERR_RECOVER_STEPS];
+	struct pcierr_dev_result *step_res[PCIERR_RECOVER_STEPS];
+	unsigned int step_nres[PCIERR_RECOVER_STEPS];
 };
 
 /* main.c */
@@ -202,6 +224,8 @@ u32 pcierr_report_one(struct pcierr_dev *dev, u32 step, u32 state);
 u32 pcierr_merge(u32 merged, u32 result);
 void pcierr_op_report(struct pcierr_op *op);
 void pcierr_op_enable_io(struct pcierr_op *op);
+void pcierr_op_recover(struct pcierr_op *op);
+void pcierr_op_free_steps(struct pcierr_op *op);
 
 /* reset.c */
 void pcierr_op_reset(struct pcierr_op *op);

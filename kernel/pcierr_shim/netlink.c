@@ -113,6 +113,15 @@ static const struct nla_policy pcierr_remove_policy[PCIERR_A_PE_ID + 1] = {
 	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
 };
 
+static const struct nla_policy pcierr_recover_policy[PCIERR_A_PE_ID + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+	[PCIERR_A_STATE] = NLA_POLICY_RANGE(NLA_U32, PCIERR_STATE_NORMAL,
+					    PCIERR_STATE_FROZEN),
+	[PCIERR_A_RESET_TYPE] = NLA_POLICY_RANGE(NLA_U32, PCIERR_RESET_HOT,
+						 PCIERR_RESET_MAX),
+};
+
 /* ENABLE_IO, RESCAN, DISABLE, ENABLE */
 static const struct nla_policy pcierr_pe_op_policy[PCIERR_A_PE_ID + 1] = {
 	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
@@ -249,6 +258,72 @@ static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev,
 	return 0;
 }
 
+/* One RECOVER step; its device results when @res is not NULL. */
+static int pcierr_fill_step(struct sk_buff *skb,
+			    const struct pcierr_step_status *st,
+			    const struct pcierr_dev_result *res, unsigned int nres)
+{
+	struct nlattr *nest, *list, *entry;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, PCIERR_A_RECOVER_STEPS_ENTRY);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, PCIERR_RSTEP_A_OP, st->cmd) ||
+	    (st->cmd == PCIERR_CMD_REPORT &&
+	     (nla_put_u32(skb, PCIERR_RSTEP_A_STEP, st->step) ||
+	      nla_put_u32(skb, PCIERR_RSTEP_A_RESULT, st->merged))) ||
+	    (st->cmd == PCIERR_CMD_RESET &&
+	     nla_put_u32(skb, PCIERR_RSTEP_A_RESET_TYPE, st->reset_type)) ||
+	    nla_put_u32(skb, PCIERR_RSTEP_A_ERRNO, -st->err) ||
+	    nla_put_u64_64bit(skb, PCIERR_RSTEP_A_DURATION_NS, st->duration_ns,
+			      PCIERR_RSTEP_A_PAD))
+		goto cancel;
+	if (res && nres) {
+		list = nla_nest_start(skb, PCIERR_RSTEP_A_RESULTS);
+		if (!list)
+			goto cancel;
+		for (i = 0; i < nres; i++) {
+			entry = nla_nest_start(skb, PCIERR_A_RESULTS_ENTRY);
+			if (!entry ||
+			    nla_put_string(skb, PCIERR_DEV_A_ADDR, res[i].name) ||
+			    nla_put_u32(skb, PCIERR_DEV_A_RESULT, res[i].result))
+				goto cancel;
+			nla_nest_end(skb, entry);
+		}
+		nla_nest_end(skb, list);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* PCIERR_A_RECOVER_STEPS and PCIERR_A_RECOVER_STOP of a RECOVER */
+static int pcierr_fill_steps(struct sk_buff *skb, u32 stop,
+			     const struct pcierr_step_status *steps,
+			     unsigned int nsteps,
+			     struct pcierr_dev_result * const *res,
+			     const unsigned int *nres)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (nla_put_u32(skb, PCIERR_A_RECOVER_STOP, stop))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, PCIERR_A_RECOVER_STEPS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < nsteps; i++)
+		if (pcierr_fill_step(skb, &steps[i], res ? res[i] : NULL,
+				     res ? nres[i] : 0))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /* PCIERR_A_LAST_OP: what the last operation's OP_DONE said (D18). */
 static int pcierr_fill_last_op(struct sk_buff *skb,
 			       const struct pcierr_op_status *st)
@@ -269,7 +344,10 @@ static int pcierr_fill_last_op(struct sk_buff *skb,
 	     (nla_put_u32(skb, PCIERR_A_ERRNO, -st->err) ||
 	      nla_put_u64_64bit(skb, PCIERR_A_DURATION_NS, st->duration_ns,
 				PCIERR_A_PAD) ||
-	      nla_put_u32(skb, PCIERR_A_PE_STATE, st->pe_state))))
+	      nla_put_u32(skb, PCIERR_A_PE_STATE, st->pe_state))) ||
+	    (st->done && st->cmd == PCIERR_CMD_RECOVER &&
+	     pcierr_fill_steps(skb, st->stop, st->steps, st->nsteps, NULL,
+			       NULL)))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -666,6 +744,22 @@ static int pcierr_nl_reset(struct sk_buff *skb, struct genl_info *info)
 	return pcierr_nl_submit(info, op, pcierr_reset_check);
 }
 
+static int pcierr_nl_recover(struct sk_buff *skb, struct genl_info *info)
+{
+	struct pcierr_op *op;
+
+	op = pcierr_op_new(PCIERR_CMD_RECOVER);
+	if (!op)
+		return -ENOMEM;
+	op->state = PCIERR_STATE_FROZEN;
+	if (info->attrs[PCIERR_A_STATE])
+		op->state = nla_get_u32(info->attrs[PCIERR_A_STATE]);
+	op->reset_type = PCIERR_RESET_HOT;
+	if (info->attrs[PCIERR_A_RESET_TYPE])
+		op->reset_type = nla_get_u32(info->attrs[PCIERR_A_RESET_TYPE]);
+	return pcierr_nl_submit(info, op, pcierr_reset_check);
+}
+
 static int pcierr_nl_simple_op(struct sk_buff *skb, struct genl_info *info)
 {
 	struct pcierr_op *op;
@@ -785,6 +879,7 @@ static const struct genl_ops pcierr_ops[] = {
 		  pcierr_pe_op_policy),
 	PCIERR_OP(PCIERR_CMD_ENABLE, pcierr_nl_simple_op, pcierr_pe_op_policy),
 	PCIERR_OP(PCIERR_CMD_WATCH, pcierr_nl_watch, pcierr_watch_policy),
+	PCIERR_OP(PCIERR_CMD_RECOVER, pcierr_nl_recover, pcierr_recover_policy),
 };
 
 /* Not world-readable where the kernel can restrict it (D23). */
@@ -861,12 +956,15 @@ void pcierr_nl_overflow(const struct pcierr_overflow_info *ov)
 
 void pcierr_nl_op_done(const struct pcierr_op *op)
 {
+	size_t size = NLMSG_GOODSIZE + op->nres * 64;
 	struct nlattr *nest, *entry;
 	struct sk_buff *msg;
 	unsigned int i;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE + op->nres * 64, GFP_KERNEL);
+	for (i = 0; i < op->nsteps; i++)
+		size += 64 + op->step_nres[i] * 64;
+	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &pcierr_family, 0, PCIERR_CMD_OP_DONE);
@@ -879,6 +977,10 @@ void pcierr_nl_op_done(const struct pcierr_op *op)
 	if (op->cmd == PCIERR_CMD_REPORT &&
 	    (nla_put_u32(msg, PCIERR_A_STEP, op->step) ||
 	     nla_put_u32(msg, PCIERR_A_RESULT, op->merged)))
+		goto nospace;
+	if (op->cmd == PCIERR_CMD_RECOVER &&
+	    pcierr_fill_steps(msg, op->stop, op->steps, op->nsteps,
+			      op->step_res, op->step_nres))
 		goto nospace;
 	if (op->nres) {
 		nest = nla_nest_start(msg, PCIERR_A_RESULTS);

@@ -58,6 +58,9 @@ static void pcierr_op_work(struct work_struct *work)
 	case PCIERR_CMD_ENABLE:
 		pcierr_op_enable(op);
 		break;
+	case PCIERR_CMD_RECOVER:
+		pcierr_op_recover(op);
+		break;
 	default:
 		op->err = -EOPNOTSUPP;
 		break;
@@ -78,6 +81,9 @@ static void pcierr_op_work(struct work_struct *work)
 		pe->last_op.err = op->err;
 		pe->last_op.duration_ns = op->duration_ns;
 		pe->last_op.pe_state = op->pe_state;
+		pe->last_op.stop = op->stop;
+		pe->last_op.nsteps = op->nsteps;
+		memcpy(pe->last_op.steps, op->steps, sizeof(op->steps));
 	}
 	/* Free before OP_DONE: its listener may send the next one at once. */
 	pe->busy = false;
@@ -85,6 +91,7 @@ static void pcierr_op_work(struct work_struct *work)
 
 	pcierr_nl_op_done(op);
 	pcierr_dev_put(op->dev);
+	pcierr_op_free_steps(op);
 	kfree(op->res);
 	kfree(op);
 	pcierr_pe_put(pe);

@@ -7,6 +7,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
 
 #include "internal.h"
 
@@ -238,4 +240,206 @@ void pcierr_op_enable_io(struct pcierr_op *op)
 	    pe->freeze_req == op->freeze_req)
 		pe->state = PCIERR_PE_STATE_MMIO_ENABLED;
 	spin_unlock_irqrestore(&pe->lock, flags);
+}
+
+/*
+ * RECOVER: the callback recovery as one operation (issue 12). It runs
+ * the single steps above and reset.c's RESET one after the other, in the
+ * order the daemon's policy would ask for them, and stops where err.c
+ * would give up or the policy has something to decide; the daemon goes
+ * on from there with the single-step commands.
+ */
+
+/*
+ * drivers/pci/pcie/err.c's merge_result() on the shim's values. NONE,
+ * NO_DRIVER and GONE have no vote (a missing callback stops a RECOVER at
+ * error_detected before any merge counts: err.c's NO_AER_DRIVER).
+ */
+static u32 pcierr_merge_errc(u32 orig, u32 result)
+{
+	switch (result) {
+	case PCIERR_RESULT_CAN_RECOVER:
+	case PCIERR_RESULT_NEED_RESET:
+	case PCIERR_RESULT_DISCONNECT:
+	case PCIERR_RESULT_RECOVERED:
+		break;
+	default:
+		return orig;
+	}
+	switch (orig) {
+	case PCIERR_RESULT_CAN_RECOVER:
+	case PCIERR_RESULT_RECOVERED:
+		return result;
+	case PCIERR_RESULT_DISCONNECT:
+		return result == PCIERR_RESULT_NEED_RESET ? result : orig;
+	default:
+		return orig;
+	}
+}
+
+/* A detection since the operation started (its sampled freeze_req)? */
+static bool pcierr_frozen_again(struct pcierr_op *op)
+{
+	unsigned long flags;
+	bool again;
+
+	spin_lock_irqsave(&op->pe->lock, flags);
+	again = op->pe->freeze_req != op->freeze_req;
+	spin_unlock_irqrestore(&op->pe->lock, flags);
+	return again;
+}
+
+void pcierr_op_free_steps(struct pcierr_op *op)
+{
+	unsigned int i;
+
+	for (i = 0; i < PCIERR_RECOVER_STEPS; i++) {
+		kfree(op->step_res[i]);
+		op->step_res[i] = NULL;
+		op->step_nres[i] = 0;
+	}
+}
+
+/*
+ * One step of a RECOVER by the single-step code, its results kept in
+ * op->step_res[]. NULL when the RECOVER stops here (op->stop set).
+ */
+static const struct pcierr_step_status *
+pcierr_recover_step(struct pcierr_op *op, u8 cmd, u32 step)
+{
+	struct pcierr_step_status *st;
+	unsigned int i;
+	ktime_t start;
+
+	if (op->nsteps && pcierr_frozen_again(op)) {
+		pcierr_pe_info(op->pe, "frozen again during the recovery: stopped before %s\n",
+			       cmd == PCIERR_CMD_REPORT ? pcierr_step_name(step) :
+			       cmd == PCIERR_CMD_RESET ? "the reset" : "MMIO enable");
+		op->stop = PCIERR_RECOVER_STOP_FROZEN_AGAIN;
+		return NULL;
+	}
+	if (op->nsteps >= PCIERR_RECOVER_STEPS) {
+		op->stop = PCIERR_RECOVER_STOP_FAILED;
+		op->err = -E2BIG;
+		return NULL;
+	}
+	st = &op->steps[op->nsteps];
+	*st = (struct pcierr_step_status) { .cmd = cmd };
+	if (cmd == PCIERR_CMD_REPORT)
+		st->step = step;
+	if (cmd == PCIERR_CMD_RESET)
+		st->reset_type = op->reset_type;
+
+	start = ktime_get();
+	op->err = 0;
+	op->res = NULL;
+	op->nres = 0;
+	op->step = step;
+	switch (cmd) {
+	case PCIERR_CMD_REPORT:
+		pcierr_op_report(op);
+		break;
+	case PCIERR_CMD_ENABLE_IO:
+		pcierr_op_enable_io(op);
+		break;
+	case PCIERR_CMD_RESET:
+		pcierr_op_reset(op);
+		break;
+	}
+	st->err = op->err;
+	st->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	op->step_res[op->nsteps] = op->res;
+	op->step_nres[op->nsteps] = op->nres;
+	op->res = NULL;
+	op->nres = 0;
+	op->step = 0;
+	if (cmd == PCIERR_CMD_REPORT) {
+		st->merged = step == PCIERR_STEP_ERROR_DETECTED ?
+			     PCIERR_RESULT_CAN_RECOVER : PCIERR_RESULT_RECOVERED;
+		for (i = 0; i < op->step_nres[op->nsteps]; i++)
+			st->merged = pcierr_merge_errc(st->merged,
+						       op->step_res[op->nsteps][i].result);
+	}
+	op->nsteps++;
+	if (st->err) {
+		op->stop = PCIERR_RECOVER_STOP_FAILED;
+		return NULL;
+	}
+	return st;
+}
+
+/* After a REPORT: stop where the policy would not go on by itself. */
+static bool pcierr_recover_stops(struct pcierr_op *op,
+				 const struct pcierr_step_status *st)
+{
+	const struct pcierr_dev_result *res = op->step_res[op->nsteps - 1];
+	unsigned int i, n = op->step_nres[op->nsteps - 1], gone = 0;
+	bool nohandler = false;
+
+	for (i = 0; i < n; i++) {
+		if (res[i].result == PCIERR_RESULT_GONE)
+			gone++;
+		if (res[i].result == PCIERR_RESULT_NONE ||
+		    res[i].result == PCIERR_RESULT_NO_DRIVER)
+			nohandler = true;
+	}
+	if (gone == n)
+		op->stop = PCIERR_RECOVER_STOP_GONE;
+	else if (st->merged == PCIERR_RESULT_DISCONNECT)
+		op->stop = PCIERR_RECOVER_STOP_DISCONNECT;
+	else if (st->step == PCIERR_STEP_ERROR_DETECTED && nohandler)
+		op->stop = PCIERR_RECOVER_STOP_NO_HANDLER;
+	else if (st->step == PCIERR_STEP_SLOT_RESET &&
+		 st->merged != PCIERR_RESULT_RECOVERED)
+		op->stop = PCIERR_RECOVER_STOP_NOT_RECOVERED;
+	else if (st->step == PCIERR_STEP_MMIO_ENABLED &&
+		 st->merged != PCIERR_RESULT_RECOVERED &&
+		 st->merged != PCIERR_RESULT_NEED_RESET)
+		op->stop = PCIERR_RECOVER_STOP_NOT_RECOVERED;
+	return op->stop != PCIERR_RECOVER_STOP_UNSPEC;
+}
+
+void pcierr_op_recover(struct pcierr_op *op)
+{
+	const struct pcierr_step_status *st;
+	u32 r;
+
+	op->stop = PCIERR_RECOVER_STOP_UNSPEC;
+	st = pcierr_recover_step(op, PCIERR_CMD_REPORT,
+				 PCIERR_STEP_ERROR_DETECTED);
+	if (!st || pcierr_recover_stops(op, st))
+		goto out;
+	r = st->merged;
+	/* The policy's path, not err.c's: no reset unless a driver asks. */
+	if (r != PCIERR_RESULT_NEED_RESET) {
+		if (!pcierr_recover_step(op, PCIERR_CMD_ENABLE_IO, 0))
+			goto out;
+		st = pcierr_recover_step(op, PCIERR_CMD_REPORT,
+					 PCIERR_STEP_MMIO_ENABLED);
+		if (!st || pcierr_recover_stops(op, st))
+			goto out;
+		r = st->merged;
+	}
+	if (r == PCIERR_RESULT_NEED_RESET) {
+		if (!pcierr_recover_step(op, PCIERR_CMD_RESET, 0))
+			goto out;
+		st = pcierr_recover_step(op, PCIERR_CMD_REPORT,
+					 PCIERR_STEP_SLOT_RESET);
+		if (!st || pcierr_recover_stops(op, st))
+			goto out;
+	}
+	if (!pcierr_recover_step(op, PCIERR_CMD_REPORT, PCIERR_STEP_RESUME))
+		goto out;
+	op->stop = PCIERR_RECOVER_STOP_RECOVERED;
+out:
+	/* The OP_DONE's errno: the last step's (or why none ran) */
+	if (op->stop == PCIERR_RECOVER_STOP_FROZEN_AGAIN)
+		op->err = 0;
+	else if (op->nsteps && op->err != -E2BIG)
+		op->err = op->steps[op->nsteps - 1].err;
+	if (op->stop == PCIERR_RECOVER_STOP_UNSPEC)
+		op->stop = PCIERR_RECOVER_STOP_FAILED;
+	pcierr_pe_info(op->pe, "recovery %s after %u steps\n",
+		       op->stop == PCIERR_RECOVER_STOP_RECOVERED ? "complete" :
+		       "stopped", op->nsteps);
 }

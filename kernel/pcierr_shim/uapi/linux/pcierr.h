@@ -76,6 +76,8 @@
  *       PCIERR_A_STEP and PCIERR_A_RESULT (REPORT only) and, once it
  *       finished, PCIERR_A_ERRNO, PCIERR_A_DURATION_NS and PCIERR_A_PE_STATE:
  *       the same values as its OP_DONE (without the per-device results).
+ *       For a RECOVER, once done, also PCIERR_A_RECOVER_STOP and
+ *       PCIERR_A_RECOVER_STEPS (its entries without RESULTS).
  *       Without PCIERR_A_ERRNO the operation is still in flight
  *       (PCIERR_PE_F_BUSY). A listener that lost an OP_DONE (OVERFLOW,
  *       ENOBUFS) reads the outcome here.
@@ -161,6 +163,29 @@
  *                             perm_failure answers).
  *   PCIERR_CMD_ENABLE   [A]   undo DISABLE and rescan.
  *
+ *   PCIERR_CMD_RECOVER  [A]   optional PCIERR_A_STATE (FROZEN, the default,
+ *                             or NORMAL), optional PCIERR_A_RESET_TYPE
+ *                             (HOT, the default; EOPNOTSUPP if the PE
+ *                             lacks it): the callback recovery of
+ *                             drivers/pci/pcie/err.c as one operation,
+ *                             from the existing steps: REPORT
+ *                             ERROR_DETECTED; if the merged answer is
+ *                             CAN_RECOVER, ENABLE_IO and REPORT
+ *                             MMIO_ENABLED; if NEED_RESET (from either),
+ *                             RESET and REPORT SLOT_RESET; once RECOVERED,
+ *                             REPORT RESUME. It stops after the first
+ *                             step after which err.c would give up or
+ *                             the policy has a choice to make (see enum
+ *                             pcierr_recover_stop), without calling
+ *                             anything more: the daemon goes on from
+ *                             there with the single-step commands. Also
+ *                             stops (FROZEN_AGAIN) before a step when a
+ *                             detection came in since it started. One
+ *                             OP_DONE: PCIERR_A_RECOVER_STEPS (each step
+ *                             with its own results, errno and duration),
+ *                             PCIERR_A_RECOVER_STOP, PCIERR_A_ERRNO (the
+ *                             last step's, or the reason no step ran),
+ *                             PCIERR_A_DURATION_NS (all of it).
  *   PCIERR_CMD_WATCH    [A]   PCIERR_A_PE, PCIERR_A_PE_ID, optional
  *                             PCIERR_A_WATCH_INTERVAL_MS (10 to 3600000;
  *                             absent stops the watchdog): the presence
@@ -196,7 +221,10 @@
  *                             PCIERR_A_RESULTS_ENTRY nests: PCIERR_DEV_A_ADDR,
  *                             PCIERR_DEV_A_RESULT), PCIERR_A_DURATION_NS,
  *                             PCIERR_A_ERRNO (0 or a positive errno),
- *                             PCIERR_A_PE_STATE (after the operation).
+ *                             PCIERR_A_PE_STATE (after the operation);
+ *                             of RECOVER: PCIERR_A_RECOVER_STEPS and
+ *                             PCIERR_A_RECOVER_STOP instead of the
+ *                             STEP/RESULT/RESULTS.
  *   PCIERR_CMD_OVERFLOW       events were lost because the bounded event
  *                             queue was full: PCIERR_A_DROPPED (how many
  *                             since the last OVERFLOW), PCIERR_A_SEQ (the
@@ -251,6 +279,7 @@ enum pcierr_cmd {
 	PCIERR_CMD_EVENT,
 	PCIERR_CMD_OP_DONE,
 	PCIERR_CMD_OVERFLOW,
+	PCIERR_CMD_RECOVER,		/* [A] a chained callback recovery */
 	__PCIERR_CMD_MAX
 };
 #define PCIERR_CMD_MAX (__PCIERR_CMD_MAX - 1)
@@ -288,6 +317,8 @@ enum pcierr_attr {
 	PCIERR_A_ERROR_DETAIL,		/* binary: the platform's error log */
 	PCIERR_A_ERROR_DETAIL_STATUS,	/* s32: the platform call's status */
 	PCIERR_A_ERROR_DETAIL_SEVERITY,	/* u32: enum pcierr_detail_severity */
+	PCIERR_A_RECOVER_STEPS,		/* nest of PCIERR_A_RECOVER_STEPS_ENTRY */
+	PCIERR_A_RECOVER_STOP,		/* u32: enum pcierr_recover_stop */
 	__PCIERR_A_MAX
 };
 #define PCIERR_A_MAX (__PCIERR_A_MAX - 1)
@@ -295,6 +326,7 @@ enum pcierr_attr {
 /* The type of each element nested in PCIERR_A_PE_DEVICES/PCIERR_A_RESULTS */
 #define PCIERR_A_PE_DEVICES_ENTRY	1
 #define PCIERR_A_RESULTS_ENTRY		1
+#define PCIERR_A_RECOVER_STEPS_ENTRY	1	/* a nest of PCIERR_RSTEP_A_* */
 
 enum pcierr_dev_attr {
 	PCIERR_DEV_A_UNSPEC,
@@ -315,6 +347,53 @@ enum pcierr_dev_attr {
 	__PCIERR_DEV_A_MAX
 };
 #define PCIERR_DEV_A_MAX (__PCIERR_DEV_A_MAX - 1)
+
+/*
+ * One step of a RECOVER (PCIERR_A_RECOVER_STEPS entries), in the order
+ * they ran. OP is PCIERR_CMD_REPORT (with STEP, RESULT: the drivers'
+ * answers merged as drivers/pci/pcie/err.c's merge_result() does, and
+ * RESULTS: per device, as a REPORT's OP_DONE), PCIERR_CMD_ENABLE_IO or
+ * PCIERR_CMD_RESET (with RESET_TYPE). ERRNO and DURATION_NS as a
+ * single operation's OP_DONE. In GET_PE's PCIERR_A_LAST_OP the entries
+ * come without RESULTS.
+ */
+enum pcierr_rstep_attr {
+	PCIERR_RSTEP_A_UNSPEC,
+	PCIERR_RSTEP_A_OP,		/* u32: enum pcierr_cmd */
+	PCIERR_RSTEP_A_STEP,		/* u32: enum pcierr_step (REPORT) */
+	PCIERR_RSTEP_A_RESULT,		/* u32: enum pcierr_result (REPORT) */
+	PCIERR_RSTEP_A_RESULTS,		/* nest of PCIERR_A_RESULTS_ENTRY */
+	PCIERR_RSTEP_A_RESET_TYPE,	/* u32: enum pcierr_reset_type (RESET) */
+	PCIERR_RSTEP_A_ERRNO,		/* u32: 0 or a positive errno */
+	PCIERR_RSTEP_A_DURATION_NS,	/* u64 */
+	PCIERR_RSTEP_A_PAD,
+	__PCIERR_RSTEP_A_MAX
+};
+#define PCIERR_RSTEP_A_MAX (__PCIERR_RSTEP_A_MAX - 1)
+
+/*
+ * Where a RECOVER stopped (PCIERR_A_RECOVER_STOP): RECOVERED, resume
+ * was reported (the recovery is complete); every other value is a point
+ * where drivers/pci/pcie/err.c would give up or the policy has something
+ * to decide, and the daemon goes on from the last step listed.
+ * NO_HANDLER is err.c's NO_AER_DRIVER: a device without a driver or
+ * without error_detected. NOT_RECOVERED: mmio_enabled answered neither
+ * RECOVERED nor NEED_RESET, or slot_reset did not answer RECOVERED.
+ * FAILED: a step failed (its ERRNO: a failed reset, ENODATA for a device
+ * without a healthy snapshot, ...).
+ */
+enum pcierr_recover_stop {
+	PCIERR_RECOVER_STOP_UNSPEC,
+	PCIERR_RECOVER_STOP_RECOVERED,	/* resume done */
+	PCIERR_RECOVER_STOP_DISCONNECT,	/* the merged answer: DISCONNECT */
+	PCIERR_RECOVER_STOP_NO_HANDLER,	/* error_detected: NONE, NO_DRIVER */
+	PCIERR_RECOVER_STOP_GONE,	/* every device answered GONE */
+	PCIERR_RECOVER_STOP_NOT_RECOVERED, /* see below */
+	PCIERR_RECOVER_STOP_FAILED,	/* the last step's ERRNO is not 0 */
+	PCIERR_RECOVER_STOP_FROZEN_AGAIN, /* a detection came in meanwhile */
+	__PCIERR_RECOVER_STOP_MAX
+};
+#define PCIERR_RECOVER_STOP_MAX (__PCIERR_RECOVER_STOP_MAX - 1)
 
 /* PCIERR_DEV_A_FLAGS */
 #define PCIERR_DEV_F_BRIDGE	(1U << 0)	/* the device is a bridge */
