@@ -165,6 +165,8 @@ static void queued_free(struct pcierr_queued *q)
 		return;
 	if (q->n.type == PCIERR_NOTIFY_OP_DONE)
 		free(q->n.op_done.results);
+	if (q->n.type == PCIERR_NOTIFY_RECOVER_DONE)
+		pcierr_recover_done_clear(&q->n.recover_done);
 	free(q);
 }
 
@@ -970,6 +972,53 @@ static int pe_get(struct pcierr_ctx *ctx, int attr, const char *addr, struct pci
 	return 0;
 }
 
+struct last_recover {
+	bool seen;
+	int r;
+	struct pcierr_recover_done d;
+};
+
+static int last_recover_reply(const struct nlmsghdr *nlh, size_t len, void *userdata)
+{
+	struct last_recover *l = userdata;
+
+	if (l->seen)
+		return 0;	/* one is all we asked for */
+	l->seen = true;
+	l->r = pcierr_parse_last_recover(nlh, len, &l->d);
+	/* not a RECOVER: no failure of the request */
+	return l->r == -ENOMSG ? 0 : l->r;
+}
+
+_public_ int pcierr_pe_last_recover(struct pcierr_ctx *ctx, const char *pe,
+				    struct pcierr_recover_done *ret)
+{
+	_cleanup_(nlmsg_freep) struct nl_msg *msg = NULL;
+	struct last_recover l = {};
+	char canon[PCIERR_ADDR_STRLEN];
+	int r;
+
+	if (!ctx || !ret || pcierr_addr_normalize(pe, canon) < 0)
+		return -EINVAL;
+	r = new_request(ctx, PCIERR_CMD_GET_PE, NLM_F_ACK, &msg);
+	if (r < 0)
+		return r;
+	r = put_addr(msg, PCIERR_A_PE, canon);
+	if (r < 0)
+		return r;
+	r = transact(ctx, msg, false, last_recover_reply, &l, NULL);
+	if (r >= 0 && !l.seen)
+		r = -EBADMSG;	/* acked without a reply */
+	if (r >= 0)
+		r = l.r;
+	if (r < 0) {
+		pcierr_recover_done_clear(&l.d);
+		return r;
+	}
+	*ret = l.d;
+	return 0;
+}
+
 _public_ int pcierr_pe_get(struct pcierr_ctx *ctx, const char *addr, struct pcierr_pe *ret)
 {
 	char canon[PCIERR_ADDR_STRLEN];
@@ -1179,6 +1228,21 @@ _public_ int pcierr_reset(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id
 		return -EINVAL;
 	return pe_op(ctx, PCIERR_CMD_RESET, pe, pe_id, PCIERR_A_RESET_TYPE, type, 0, 0,
 		     ret_op_id);
+}
+
+_public_ int pcierr_recover(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			    enum pcierr_channel_state state, enum pcierr_reset_type type,
+			    uint64_t *ret_op_id)
+{
+	if (state == PCIERR_STATE_UNSPEC)
+		state = PCIERR_STATE_FROZEN;
+	if (type == PCIERR_RESET_UNSPEC)
+		type = PCIERR_RESET_HOT;
+	if ((state != PCIERR_STATE_FROZEN && state != PCIERR_STATE_NORMAL) ||
+	    type > PCIERR_RESET_MAX)
+		return -EINVAL;
+	return pe_op(ctx, PCIERR_CMD_RECOVER, pe, pe_id, PCIERR_A_STATE, state,
+		     PCIERR_A_RESET_TYPE, type, ret_op_id);
 }
 
 _public_ int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,

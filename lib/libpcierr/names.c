@@ -72,6 +72,17 @@ static const char *const op_names[__PCIERR_CMD_MAX] = {
 	[PCIERR_CMD_RESCAN]		= "rescan",
 	[PCIERR_CMD_DISABLE]		= "disable",
 	[PCIERR_CMD_ENABLE]		= "enable",
+	[PCIERR_CMD_RECOVER]		= "recover",
+};
+
+static const char *const recover_stop_names[__PCIERR_RECOVER_STOP_MAX] = {
+	[PCIERR_RECOVER_STOP_RECOVERED]		= "recovered",
+	[PCIERR_RECOVER_STOP_DISCONNECT]	= "disconnect",
+	[PCIERR_RECOVER_STOP_NO_HANDLER]	= "no_handler",
+	[PCIERR_RECOVER_STOP_GONE]		= "gone",
+	[PCIERR_RECOVER_STOP_NOT_RECOVERED]	= "not_recovered",
+	[PCIERR_RECOVER_STOP_FAILED]		= "failed",
+	[PCIERR_RECOVER_STOP_FROZEN_AGAIN]	= "frozen_again",
 };
 
 static const char *const stat_names[__PCIERR_STAT_MAX] = {
@@ -127,6 +138,7 @@ DEFINE_NAMES(reset_type, enum pcierr_reset_type, reset_names)
 DEFINE_NAMES(handler, enum pcierr_handler, handler_names)
 DEFINE_NAMES(op, enum pcierr_cmd, op_names)
 DEFINE_NAMES(stat, enum pcierr_stat, stat_names)
+DEFINE_NAMES(recover_stop, enum pcierr_recover_stop, recover_stop_names)
 
 _public_ int pcierr_handlers_to_string(uint32_t handlers, char *buf, size_t size)
 {
@@ -220,3 +232,7 @@ _public_ int pcierr_addr_normalize(const char *in, char out[PCIERR_ADDR_STRLEN])
 	snprintf(out, PCIERR_ADDR_STRLEN, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
 	return 0;
 }
+
+/* struct pcierr_notification keeps the size LIBPCIERR_2.0 gave it */
+_Static_assert(sizeof(struct pcierr_recover_done) <= sizeof(struct pcierr_op_done),
+	       "the notification union does not grow");

@@ -77,6 +77,19 @@ static const struct spec pe_attrs[__PCIERR_A_MAX] = {
 	[PCIERR_A_ERROR_DETAIL]		= { K_BIN, PCIERR_DETAIL_MAX },
 	[PCIERR_A_ERROR_DETAIL_STATUS]	= { K_U32 },
 	[PCIERR_A_ERROR_DETAIL_SEVERITY] = { K_U32 },
+	[PCIERR_A_RECOVER_STEPS]	= { K_NEST },
+	[PCIERR_A_RECOVER_STOP]		= { K_U32 },
+};
+
+static const struct spec rstep_attrs[__PCIERR_RSTEP_A_MAX] = {
+	[PCIERR_RSTEP_A_OP]		= { K_U32 },
+	[PCIERR_RSTEP_A_STEP]		= { K_U32 },
+	[PCIERR_RSTEP_A_RESULT]		= { K_U32 },
+	[PCIERR_RSTEP_A_RESULTS]	= { K_NEST },
+	[PCIERR_RSTEP_A_RESET_TYPE]	= { K_U32 },
+	[PCIERR_RSTEP_A_ERRNO]		= { K_U32 },
+	[PCIERR_RSTEP_A_DURATION_NS]	= { K_U64 },
+	[PCIERR_RSTEP_A_PAD]		= { K_PAD },
 };
 
 static const struct spec dev_attrs[__PCIERR_DEV_A_MAX] = {
@@ -297,7 +310,8 @@ static int parse_event(const struct nlattr **tb, struct pcierr_event *e)
 	return parse_detail(tb, &e->detail);
 }
 
-static int parse_results(const struct nlattr *nest, struct pcierr_op_done *d)
+static int parse_result_list(const struct nlattr *nest, struct pcierr_dev_result **ret,
+			     size_t *ret_n)
 {
 	const struct nlattr *dtb[__PCIERR_DEV_A_MAX];
 	const struct nlattr *pos;
@@ -313,12 +327,12 @@ static int parse_results(const struct nlattr *nest, struct pcierr_op_done *d)
 	if (n == 0)
 		return 0;
 
-	d->results = calloc(n, sizeof(*d->results));
-	if (!d->results)
+	*ret = calloc(n, sizeof(**ret));
+	if (!*ret)
 		return -ENOMEM;
 
 	NEST_FOREACH(pos, nest, rem) {
-		struct pcierr_dev_result *res = &d->results[i];
+		struct pcierr_dev_result *res = &(*ret)[i];
 		uint32_t v;
 
 		if (nla_type(pos) != PCIERR_A_RESULTS_ENTRY)
@@ -334,9 +348,131 @@ static int parse_results(const struct nlattr *nest, struct pcierr_op_done *d)
 		if (r < 0)
 			return r;
 		res->result = v;
-		d->n_results = ++i;
+		*ret_n = ++i;
 	}
 	return 0;
+}
+
+static int parse_results(const struct nlattr *nest, struct pcierr_op_done *d)
+{
+	return parse_result_list(nest, &d->results, &d->n_results);
+}
+
+/* One PCIERR_A_RECOVER_STEPS_ENTRY */
+static int parse_recover_step(const struct nlattr *entry, struct pcierr_recover_step *st)
+{
+	const struct nlattr *tb[__PCIERR_RSTEP_A_MAX];
+	uint32_t v;
+	int r;
+
+	r = attrs_parse(nla_data(entry), (size_t)nla_len(entry), rstep_attrs,
+			ELEMENTSOF(rstep_attrs), tb);
+	if (r < 0)
+		return r;
+	if (!tb[PCIERR_RSTEP_A_ERRNO])
+		return -EBADMSG;
+	/* a step this version does not know: carried */
+	r = get_enum(tb[PCIERR_RSTEP_A_OP], true, PCIERR_CMD_MAX, &v);
+	if (r < 0)
+		return r;
+	st->op = v;
+	v = opt_u32(tb[PCIERR_RSTEP_A_ERRNO]);
+	if (v > KERNEL_MAX_ERRNO)
+		return -EBADMSG;
+	st->error = (int)v;
+	st->duration_ns = opt_u64(tb[PCIERR_RSTEP_A_DURATION_NS]);
+	if (st->op == PCIERR_CMD_REPORT) {
+		r = get_enum(tb[PCIERR_RSTEP_A_STEP], true, PCIERR_STEP_MAX, &v);
+		if (r < 0)
+			return r;
+		st->step = v;
+		r = get_enum(tb[PCIERR_RSTEP_A_RESULT], true, PCIERR_RESULT_MAX, &v);
+		if (r < 0)
+			return r;
+		st->result = v;
+	}
+	r = get_enum(tb[PCIERR_RSTEP_A_RESET_TYPE], st->op == PCIERR_CMD_RESET,
+		     PCIERR_RESET_MAX, &v);
+	if (r < 0)
+		return r;
+	st->reset_type = v;
+	if (tb[PCIERR_RSTEP_A_RESULTS])
+		return parse_result_list(tb[PCIERR_RSTEP_A_RESULTS], &st->results,
+					 &st->n_results);
+	return 0;
+}
+
+/* PCIERR_A_RECOVER_STOP and PCIERR_A_RECOVER_STEPS (both required) */
+static int parse_recover_steps(const struct nlattr **tb, struct pcierr_recover_done *d)
+{
+	const struct nlattr *pos;
+	size_t n = 0;
+	uint32_t v;
+	int rem, r;
+
+	r = get_enum(tb[PCIERR_A_RECOVER_STOP], true, PCIERR_RECOVER_STOP_MAX, &v);
+	if (r < 0)
+		return r;
+	d->stop = v;
+	if (!tb[PCIERR_A_RECOVER_STEPS])
+		return -EBADMSG;
+	NEST_FOREACH(pos, tb[PCIERR_A_RECOVER_STEPS], rem)
+		if (nla_type(pos) == PCIERR_A_RECOVER_STEPS_ENTRY)
+			n++;
+	if (rem > 0)
+		return -EBADMSG;
+	if (n == 0)
+		return 0;
+	d->steps = calloc(n, sizeof(*d->steps));
+	if (!d->steps)
+		return -ENOMEM;
+	NEST_FOREACH(pos, tb[PCIERR_A_RECOVER_STEPS], rem) {
+		if (nla_type(pos) != PCIERR_A_RECOVER_STEPS_ENTRY)
+			continue;
+		/* counted first so that clear() frees its results */
+		d->n_steps++;
+		r = parse_recover_step(pos, &d->steps[d->n_steps - 1]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+_public_ void pcierr_recover_done_clear(struct pcierr_recover_done *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n_steps; i++)
+		free(d->steps[i].results);
+	free(d->steps);
+	*d = (struct pcierr_recover_done) {};
+}
+
+/* the OP_DONE of a RECOVER */
+static int parse_recover_done(const struct nlattr **tb, struct pcierr_recover_done *d)
+{
+	uint32_t v;
+	int r;
+
+	if (!tb[PCIERR_A_OP_ID] || !tb[PCIERR_A_ERRNO])
+		return -EBADMSG;
+	d->op_id = opt_u64(tb[PCIERR_A_OP_ID]);
+	d->pe_id = opt_u64(tb[PCIERR_A_PE_ID]);
+	if (d->pe_id == 0)
+		return -EBADMSG;
+	r = get_addr(tb[PCIERR_A_PE], true, d->pe);
+	if (r < 0)
+		return r;
+	v = opt_u32(tb[PCIERR_A_ERRNO]);
+	if (v > KERNEL_MAX_ERRNO)
+		return -EBADMSG;
+	d->error = (int)v;
+	r = get_enum(tb[PCIERR_A_PE_STATE], false, PCIERR_PE_STATE_MAX, &v);
+	if (r < 0)
+		return r;
+	d->pe_state = v;
+	d->duration_ns = opt_u64(tb[PCIERR_A_DURATION_NS]);
+	return parse_recover_steps(tb, d);
 }
 
 static int parse_op_done(const struct nlattr **tb, struct pcierr_op_done *d)
@@ -401,6 +537,8 @@ void pcierr_notification_free(struct pcierr_notification *n)
 		return;
 	if (n->type == PCIERR_NOTIFY_OP_DONE)
 		free(n->op_done.results);
+	if (n->type == PCIERR_NOTIFY_RECOVER_DONE)
+		pcierr_recover_done_clear(&n->recover_done);
 	free(n);
 }
 
@@ -430,6 +568,12 @@ int pcierr_parse_notification(const struct nlmsghdr *nlh, size_t len,
 		r = parse_event(tb, &n->event);
 		break;
 	case PCIERR_CMD_OP_DONE:
+		if (tb[PCIERR_A_OP] &&
+		    nla_get_u32((struct nlattr *)tb[PCIERR_A_OP]) == PCIERR_CMD_RECOVER) {
+			n->type = PCIERR_NOTIFY_RECOVER_DONE;
+			r = parse_recover_done(tb, &n->recover_done);
+			break;
+		}
 		n->type = PCIERR_NOTIFY_OP_DONE;
 		r = parse_op_done(tb, &n->op_done);
 		break;
@@ -639,6 +783,53 @@ int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *re
 	}
 	*ret = pe;
 	cleanup = NULL;
+	return 0;
+}
+
+int pcierr_parse_last_recover(const struct nlmsghdr *nlh, size_t len,
+			      struct pcierr_recover_done *ret)
+{
+	const struct nlattr *tb[__PCIERR_A_MAX], *ltb[__PCIERR_A_MAX];
+	struct pcierr_recover_done d = {};
+	uint8_t cmd;
+	uint32_t v;
+	int r;
+
+	r = genl_attrs(nlh, len, &cmd, pe_attrs, ELEMENTSOF(pe_attrs), tb);
+	if (r < 0)
+		return r;
+	if (cmd != PCIERR_CMD_GET_PE)
+		return -EBADMSG;
+	if (!tb[PCIERR_A_LAST_OP])
+		return -ENOMSG;
+	r = attrs_parse(nla_data(tb[PCIERR_A_LAST_OP]), (size_t)nla_len(tb[PCIERR_A_LAST_OP]),
+			pe_attrs, ELEMENTSOF(pe_attrs), ltb);
+	if (r < 0)
+		return r;
+	if (!ltb[PCIERR_A_OP_ID] || !ltb[PCIERR_A_OP])
+		return -EBADMSG;
+	if (opt_u32(ltb[PCIERR_A_OP]) != PCIERR_CMD_RECOVER || !ltb[PCIERR_A_ERRNO])
+		return -ENOMSG;
+	d.op_id = opt_u64(ltb[PCIERR_A_OP_ID]);
+	d.pe_id = opt_u64(tb[PCIERR_A_PE_ID]);
+	r = get_addr(tb[PCIERR_A_PE], true, d.pe);
+	if (r < 0)
+		return r;
+	v = opt_u32(ltb[PCIERR_A_ERRNO]);
+	if (v > KERNEL_MAX_ERRNO)
+		return -EBADMSG;
+	d.error = (int)v;
+	d.duration_ns = opt_u64(ltb[PCIERR_A_DURATION_NS]);
+	r = get_enum(ltb[PCIERR_A_PE_STATE], false, PCIERR_PE_STATE_MAX, &v);
+	if (r < 0)
+		return r;
+	d.pe_state = v;
+	r = parse_recover_steps(ltb, &d);
+	if (r < 0) {
+		pcierr_recover_done_clear(&d);
+		return r;
+	}
+	*ret = d;
 	return 0;
 }
 

@@ -105,6 +105,11 @@ int pcierr_parse_ctrl(const struct nlmsghdr *nlh, size_t len, struct pcierr_noti
 /* a GET_PE reply (doit or one dump part) */
 int pcierr_parse_pe(const struct nlmsghdr *nlh, size_t len, struct pcierr_pe *ret);
 
+/* A GET_PE reply's PCIERR_A_LAST_OP, a finished RECOVER, with its steps;
+ * -ENOMSG for another operation or one still running */
+int pcierr_parse_last_recover(const struct nlmsghdr *nlh, size_t len,
+			      struct pcierr_recover_done *ret);
+
 /* Add one dump part to list (of capacity *cap): a part with the PE id of
  * the last PE in the list continues it (its devices are appended, the
  * rest of it dropped); any other is a new PE. pe is moved (zeroed, or

@@ -216,6 +216,37 @@ struct pcierr_op_done {
 	struct pcierr_error_detail detail;	/* DISABLE on pseries */
 };
 
+/* One step of a RECOVER (LIBPCIERR_2.1), in the order it ran. */
+struct pcierr_recover_step {
+	enum pcierr_cmd op;		/* REPORT, ENABLE_IO, RESET; an unknown
+					 * value is a newer module's: carried */
+	enum pcierr_step step;		/* REPORT only */
+	enum pcierr_result result;	/* REPORT: merged as err.c's merge_result() */
+	enum pcierr_reset_type reset_type;	/* RESET only */
+	int error;			/* 0 or a positive errno */
+	uint64_t duration_ns;
+	size_t n_results;		/* REPORT; 0 in pcierr_pe_last_recover() */
+	struct pcierr_dev_result *results;
+};
+
+/*
+ * PCIERR_NOTIFY_RECOVER_DONE (LIBPCIERR_2.1): a RECOVER finished (it has
+ * no PCIERR_NOTIFY_OP_DONE). stop says where it stopped
+ * (PCIERR_RECOVER_STOP_RECOVERED: resume done; any other value: go on
+ * from the last step); an unknown value is carried.
+ */
+struct pcierr_recover_done {
+	uint64_t op_id;
+	char pe[PCIERR_ADDR_STRLEN];
+	uint64_t pe_id;			/* the PE's id after the operation */
+	int error;			/* the last step's errno, or why none ran */
+	uint64_t duration_ns;		/* the whole operation */
+	enum pcierr_pe_state pe_state;	/* after the operation */
+	enum pcierr_recover_stop stop;
+	size_t n_steps;
+	struct pcierr_recover_step *steps;
+};
+
 /* Why notifications were lost */
 enum pcierr_overflow_reason {
 	PCIERR_OVERFLOW_KERNEL = 1,	/* PCIERR_CMD_OVERFLOW: the kernel's queue was full */
@@ -260,6 +291,7 @@ enum pcierr_notify_type {
 	PCIERR_NOTIFY_OVERFLOW,
 	PCIERR_NOTIFY_FAMILY_REMOVED,	/* .family */
 	PCIERR_NOTIFY_FAMILY_ADDED,	/* .family */
+	PCIERR_NOTIFY_RECOVER_DONE,	/* .recover_done (LIBPCIERR_2.1) */
 };
 
 struct pcierr_notification {
@@ -269,6 +301,8 @@ struct pcierr_notification {
 		struct pcierr_op_done op_done;
 		struct pcierr_overflow overflow;
 		struct pcierr_family_change family;	/* FAMILY_REMOVED, _ADDED */
+		/* never larger than op_done: the union keeps its size */
+		struct pcierr_recover_done recover_done;	/* RECOVER_DONE */
 	};
 };
 
@@ -557,6 +591,41 @@ int pcierr_enable_io(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
 int pcierr_reset(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, enum pcierr_reset_type type,
 		 uint64_t *ret_op_id);
 
+/**
+ * pcierr_recover() - the callback recovery as one operation (LIBPCIERR_2.1).
+ * @state: PCIERR_STATE_FROZEN (or _UNSPEC for it) or PCIERR_STATE_NORMAL:
+ *         what error_detected is told.
+ * @type: the reset to use if a driver asks for one (_UNSPEC: HOT);
+ *        -EOPNOTSUPP from the kernel if the PE cannot do it.
+ *
+ * error_detected, then mmio_enabled or a reset and slot_reset, then
+ * resume, stopping where a decision is needed (the uapi header's
+ * PCIERR_CMD_RECOVER). Its completion is a PCIERR_NOTIFY_RECOVER_DONE;
+ * pcierr_op_wait() does not wait for it.
+ */
+int pcierr_recover(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+		   enum pcierr_channel_state state, enum pcierr_reset_type type,
+		   uint64_t *ret_op_id);
+
+/**
+ * pcierr_pe_last_recover() - how the PE's last operation, a RECOVER, ended
+ * (LIBPCIERR_2.1), from GET_PE's PCIERR_A_LAST_OP: for a caller that lost
+ * its PCIERR_NOTIFY_RECOVER_DONE. The steps come without their device
+ * results (n_results 0).
+ * @ret: filled in; release with pcierr_recover_done_clear().
+ *
+ * Return: 0; -ENOMSG if the PE's last operation is not a RECOVER or is
+ * still running (check its op_id against yours); a negative errno.
+ */
+int pcierr_pe_last_recover(struct pcierr_ctx *ctx, const char *pe,
+			   struct pcierr_recover_done *ret);
+
+/**
+ * pcierr_recover_done_clear() - free what a struct pcierr_recover_done
+ * holds (LIBPCIERR_2.1). @done: the struct (not freed itself), or NULL.
+ */
+void pcierr_recover_done_clear(struct pcierr_recover_done *done);
+
 /** pcierr_remove() - unbind and remove every device of a PE. */
 int pcierr_remove(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 
@@ -672,6 +741,9 @@ const char *pcierr_op_to_string(enum pcierr_cmd op);
 int pcierr_op_from_string(const char *s);
 const char *pcierr_stat_to_string(enum pcierr_stat stat);
 int pcierr_stat_from_string(const char *s);
+/* LIBPCIERR_2.1 */
+const char *pcierr_recover_stop_to_string(enum pcierr_recover_stop stop);
+int pcierr_recover_stop_from_string(const char *s);
 
 /**
  * pcierr_handlers_to_string() - a handler bitmask as names.
