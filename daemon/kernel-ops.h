@@ -43,6 +43,14 @@ struct kernel_ops {
 	int (*rescan)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 	int (*disable)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
 	int (*enable)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64_t *ret_op_id);
+	/* the chained callback recovery (LIBPCIERR_2.1): its completion is a
+	 * PCIERR_NOTIFY_RECOVER_DONE; a lost one is read back with
+	 * last_recover */
+	int (*recover)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+		       enum pcierr_channel_state state, enum pcierr_reset_type type,
+		       uint64_t *ret_op_id);
+	int (*last_recover)(struct pcierr_ctx *ctx, const char *pe,
+			    struct pcierr_recover_done *ret);
 };
 
 /* libpcierr: the real shim over generic netlink */

@@ -43,6 +43,23 @@ static bool test_drop(const struct pcierr_op_done *d)
 	return true;
 }
 
+/* a RECOVER's completion: by "recover" or by its first step's name */
+static bool test_drop_recover(const struct pcierr_recover_done *d)
+{
+	const char *first = d->n_steps > 0 && d->steps[0].op == PCIERR_CMD_REPORT ?
+			    pcierr_step_to_string(d->steps[0].step) : NULL;
+
+	if (!test_drop_op_done)
+		return false;
+	if (strcmp(test_drop_op_done, "recover") != 0 &&
+	    (!first || strcmp(first, test_drop_op_done) != 0))
+		return false;
+	log_notice("Test hook PCIERRD_TEST_DROP_OP_DONE: dropping the OP_DONE of %s on %s (a recover).",
+		   test_drop_op_done, d->pe);
+	test_drop_op_done = NULL;	/* once */
+	return true;
+}
+
 static void count_lost(struct manager *m, uint64_t lost, const char *why)
 {
 	m->counters.events_lost += lost;
@@ -70,6 +87,11 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 		if (test_drop(&n->op_done))
 			break;
 		recovery_on_op_done(m, &n->op_done);
+		break;
+	case PCIERR_NOTIFY_RECOVER_DONE:
+		if (test_drop_recover(&n->recover_done))
+			break;
+		recovery_on_recover_done(m, &n->recover_done);
 		break;
 	case PCIERR_NOTIFY_OVERFLOW:
 		if (n->overflow.reason == PCIERR_OVERFLOW_KERNEL) {

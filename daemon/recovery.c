@@ -515,6 +515,58 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 	manager_schedule_metrics(m);
 }
 
+/* a RECOVER's steps, at most (kernel/pcierr_shim: PCIERR_RECOVER_STEPS) */
+#define RECOVER_STEPS_MAX	6
+
+/*
+ * The reset the policy would choose first (policy.c, reset(RESET_FIRST)),
+ * or UNSPEC when it would not reset (none: it disables instead).
+ */
+static enum pcierr_reset_type first_reset(const struct slot *s)
+{
+	enum pcierr_reset_type want = s->rec.requested_reset;
+
+	if (want != PCIERR_RESET_UNSPEC && (s->reset_types & (1U << want)))
+		return want;
+	if (s->reset_types & (1U << PCIERR_RESET_HOT))
+		return PCIERR_RESET_HOT;
+	if (s->reset_types & (1U << PCIERR_RESET_FUNDAMENTAL))
+		return PCIERR_RESET_FUNDAMENTAL;
+	return PCIERR_RESET_UNSPEC;
+}
+
+/*
+ * Issue 12: when the policy starts the callback path and has nothing to
+ * decide between error_detected, reset, slot_reset and resume (every
+ * device has callbacks, no freeze was folded in, no administrator's reset
+ * forces one, the PE has a reset), one RECOVER does them all in the
+ * kernel; its OP_DONE's steps go through the policy as if each had been
+ * asked for (recovery_on_recover_done()). A kernel without RECOVER (an
+ * older module: EOPNOTSUPP, EINVAL) gets the single REPORT.
+ */
+static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
+{
+	struct manager *m = s->manager;
+	enum pcierr_reset_type type = first_reset(s);
+	uint64_t op_id = 0;
+	int r;
+
+	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->rec.mode != PCIERR_MODE_CALLBACKS ||
+	    s->rec.escalate || s->rec.reset_requested || type == PCIERR_RESET_UNSPEC ||
+	    (out->state != PCIERR_STATE_FROZEN && out->state != PCIERR_STATE_NORMAL) ||
+	    !m->kops->recover)
+		return false;
+	r = m->kops->recover(m->kernel, s->addr, s->pe_id, out->state, type, &op_id);
+	if (r < 0) {
+		log_debug_errno(r, "Slot %s: recover refused (%m); one step at a time.", s->addr);
+		return false;
+	}
+	/* up to six steps in one operation: the bound of each, for all */
+	started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, op_id,
+		     out->timeout_usec * 4);
+	return true;
+}
+
 static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		      struct follow_up *next)
 {
@@ -543,6 +595,8 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_REPORT:
+		if (k && try_recover(s, out))
+			return;
 		r = k ? ko->report(k, s->addr, s->pe_id, out->step, out->state, &op_id) : -ENOTCONN;
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_REPORT, out->step, r, next);
@@ -1051,6 +1105,233 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 	op_done(m, d, false);
 }
 
+/* ---------------------------------------------------------------------- */
+/* RECOVER (issue 12) */
+
+static const char *rstep_name(const struct pcierr_recover_step *st)
+{
+	if (st->op == PCIERR_CMD_REPORT)
+		return pcierr_step_to_string(st->step) ?: "report";
+	return pcierr_op_to_string(st->op) ?: "?";
+}
+
+/* Does the policy's next command equal what the kernel did next? */
+static bool same_command(const struct pcierr_policy_output *out,
+			 const struct pcierr_recover_step *st)
+{
+	switch (out->action) {
+	case PCIERR_ACTION_REPORT:
+		return st->op == PCIERR_CMD_REPORT && st->step == out->step;
+	case PCIERR_ACTION_ENABLE_IO:
+		return st->op == PCIERR_CMD_ENABLE_IO;
+	case PCIERR_ACTION_RESET:
+		return st->op == PCIERR_CMD_RESET && st->reset_type == out->reset_type;
+	default:
+		return false;
+	}
+}
+
+struct recover_news {
+	const struct pcierr_recover_done *rd;
+	bool lost;
+};
+
+/* each step's news, in order: what a step at a time would have said */
+static void recover_fanout(struct slot *s, void *userdata)
+{
+	const struct recover_news *n = userdata;
+	const struct pcierr_recover_done *rd = n->rd;
+
+	for (size_t i = 0; i < rd->n_steps; i++) {
+		const struct pcierr_recover_step *st = &rd->steps[i];
+		struct pcierr_op_done d = {
+			.op = st->op,
+			.step = st->step,
+			.result = st->result,
+			.error = st->error,
+			.duration_ns = st->duration_ns,
+			.n_results = st->n_results,
+			.results = st->results,
+		};
+		struct op_news on = { .d = &d };
+
+		op_done_fanout(s, &on);
+	}
+	log_info("Slot %s: recover: %zu steps in one operation (%llu ms), stopped: %s%s.",
+		 s->addr, rd->n_steps, (unsigned long long)(rd->duration_ns / 1000000),
+		 pcierr_recover_stop_to_string(rd->stop) ?: "?",
+		 n->lost ? " (its completion was read back)" : "");
+}
+
+/* the policy's view of one step's results */
+static struct pcierr_policy_result *step_results(const struct pcierr_recover_step *st)
+{
+	struct pcierr_policy_result *res;
+
+	if (st->n_results == 0)
+		return NULL;
+	res = calloc(st->n_results, sizeof(*res));
+	if (!res)
+		return NULL;
+	for (size_t i = 0; i < st->n_results; i++) {
+		snprintf(res[i].addr, sizeof(res[i].addr), "%s", st->results[i].addr);
+		res[i].result = st->results[i].result;
+	}
+	return res;
+}
+
+static struct pcierr_policy_event step_event(const struct pcierr_recover_step *st,
+					     const struct pcierr_policy_result *res)
+{
+	return (struct pcierr_policy_event) {
+		.type = PCIERR_POLICY_EV_OP_DONE,
+		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
+		.op = st->op,
+		.step = st->step,
+		.error = st->error ? -st->error : 0,
+		.results = res,
+		.n_results = st->n_results,
+	};
+}
+
+/*
+ * The steps of a RECOVER go through the policy one by one, as their
+ * OP_DONEs would have: each step the kernel went on with must be the
+ * command the policy chooses (no command is sent for it); from the last
+ * step (or the first one where the policy would choose otherwise: a
+ * freeze folded in meanwhile) the policy's choice is carried out as
+ * usual. The signals, journal and history of every step follow the
+ * command (act first, fan out after).
+ */
+static void recover_done(struct manager *m, const struct pcierr_recover_done *rd, bool lost)
+{
+	_cleanup_free_ struct pcierr_policy_output *out = calloc(1, sizeof(*out));
+	_cleanup_free_ struct pending *pend = calloc(1, sizeof(*pend));
+	_cleanup_free_ struct pcierr_policy_result *res = NULL;
+	struct slot *s = manager_find_slot(m, rd->pe);
+	struct recover_news news = { .rd = rd, .lost = lost };
+	struct pcierr_policy_event ev;
+	size_t i = 0;
+
+	if (!s)
+		return;
+	if (s->op_id == 0 || s->op_id != rd->op_id) {
+		log_debug("Slot %s: completion of recover %" PRIu64 " ignored (waiting for %" PRIu64 ").",
+			  s->addr, rd->op_id, s->op_id);
+		if (s->op_id == 0 && !recovery_busy(s))
+			manager_schedule_refresh(m, s);
+		return;
+	}
+	if (rd->pe_id)
+		s->pe_id = rd->pe_id;
+	s->op_id = 0;
+	disarm(s);
+	if (!out || !pend) {
+		log_error("Slot %s: out of memory.", s->addr);
+		return;
+	}
+	if (rd->n_steps == 0) {
+		/* nothing ran (the PE went away): as error_detected failing */
+		struct pcierr_op_done d = {
+			.op_id = rd->op_id, .op = PCIERR_CMD_REPORT,
+			.step = PCIERR_STEP_ERROR_DETECTED, .pe_id = rd->pe_id,
+			.error = rd->error ? rd->error : EIO, .duration_ns = rd->duration_ns,
+		};
+
+		snprintf(d.pe, sizeof(d.pe), "%s", rd->pe);
+		s->op_id = rd->op_id;
+		op_done(m, &d, lost);
+		return;
+	}
+
+	for (i = 0; i + 1 < rd->n_steps; i++) {
+		_cleanup_free_ struct pcierr_policy_device *devs = NULL;
+		_cleanup_free_ struct pcierr_policy_result *sres = NULL;
+		struct pcierr_recovery saved = s->rec;
+		struct pcierr_policy_pe pe;
+		int r;
+
+		sres = step_results(&rd->steps[i]);
+		ev = step_event(&rd->steps[i], sres);
+		if (rd->steps[i].n_results && !sres)
+			break;
+		r = build_pe(s, &pe, &devs);
+		if (r >= 0)
+			r = pcierr_policy_step(&m->config, &pe, &s->rec, &ev, out);
+		if (r < 0 || !same_command(out, &rd->steps[i + 1]) || out->n_effects > 0) {
+			/* the policy decides here: from this step on as usual */
+			s->rec = saved;
+			if (r >= 0)
+				log_notice("Slot %s: after %s the kernel went on with %s, the policy chose %s; going on from %s.",
+					   s->addr, rstep_name(&rd->steps[i]),
+					   rstep_name(&rd->steps[i + 1]),
+					   pcierr_policy_action_to_string(out->action),
+					   rstep_name(&rd->steps[i]));
+			break;
+		}
+		/* the kernel did what the policy chose */
+		s->rec.stuck = false;
+	}
+	res = step_results(&rd->steps[i]);
+	ev = step_event(&rd->steps[i], res);
+	s->op = rd->steps[i].op;
+	s->op_step = rd->steps[i].step;
+	feed_then(s, &ev, recover_fanout, &news);
+	s = manager_find_slot(m, rd->pe);
+	if (s)
+		manager_schedule_refresh(m, s);
+}
+
+void recovery_on_recover_done(struct manager *m, const struct pcierr_recover_done *rd)
+{
+	recover_done(m, rd, false);
+}
+
+/*
+ * A RECOVER's completion was lost (H1): its steps as the kernel kept
+ * them (GET_PE's last operation, without per-device results: the merged
+ * answer stands for each device's). 0 when it was handled.
+ */
+static int recover_lost(struct slot *s)
+{
+	struct manager *m = s->manager;
+	struct pcierr_recover_done rd = { 0 };
+	int r;
+
+	if (!m->kops->last_recover || !m->kernel)
+		return -EOPNOTSUPP;
+	r = m->kops->last_recover(m->kernel, s->addr, &rd);
+	if (r < 0)
+		return r;
+	if (rd.op_id != s->op_id) {
+		pcierr_recover_done_clear(&rd);
+		return -ENOMSG;
+	}
+	for (size_t i = 0; i < rd.n_steps; i++) {
+		struct pcierr_recover_step *st = &rd.steps[i];
+
+		if (st->op != PCIERR_CMD_REPORT || st->n_results > 0 || s->n_devices == 0)
+			continue;
+		st->results = calloc(s->n_devices, sizeof(*st->results));
+		if (!st->results)
+			continue;
+		for (size_t j = 0; j < s->n_devices; j++) {
+			if (is_head(s, s->devices[j]))
+				continue;
+			snprintf(st->results[st->n_results].addr, sizeof(st->results[0].addr), "%s",
+				 s->devices[j]->addr);
+			st->results[st->n_results++].result = st->result;
+		}
+	}
+	log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
+		   "Slot %s: the shim finished recover but its completion never came; going on with the steps the shim kept.",
+		   s->addr);
+	recover_done(m, &rd, true);
+	pcierr_recover_done_clear(&rd);
+	return 0;
+}
+
 /*
  * The step timeout of a command (H1): the kernel says whether the PE
  * still runs an operation. Not busy (or gone): its OP_DONE was lost (an
@@ -1103,6 +1384,21 @@ static void check_op(struct slot *s)
 		busy = false;
 	pcierr_pe_clear(&pe);
 
+	if (!busy && s->op == PCIERR_CMD_RECOVER) {
+		if (known && recover_lost(s) == 0)
+			return;
+		/* how it ended is not known: as error_detected failing (the
+		 * policy then resets, one step at a time) */
+		d.op = PCIERR_CMD_REPORT;
+		d.step = PCIERR_STEP_ERROR_DETECTED;
+		d.error = known && d.error ? d.error : ETIMEDOUT;
+		known = false;
+		free(results);
+		results = NULL;
+		d.results = NULL;
+		d.n_results = 0;
+		s->op = PCIERR_CMD_REPORT;
+	}
 	if (!busy) {
 		snprintf(d.pe, sizeof(d.pe), "%s", s->addr);
 		if (!known)

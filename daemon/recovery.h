@@ -16,6 +16,9 @@
 void recovery_on_event(struct manager *m, const struct pcierr_event *e);
 /* A shim OP_DONE */
 void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d);
+/* the OP_DONE of a RECOVER: its steps through the policy, then the next
+ * command, then the per-step signals, journal and history */
+void recovery_on_recover_done(struct manager *m, const struct pcierr_recover_done *rd);
 /* A kernel-native AER ERROR_EVENT uevent */
 void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u);
 /* udev processed the removal of a device (for WAIT_UDEV) */

@@ -211,6 +211,148 @@ START_TEST(observer_hears_in_order)
 }
 END_TEST
 
+
+/* ---- RECOVER (issue 12): one operation for the callback path ---- */
+
+static void start_recover(unsigned int step_timeout_sec)
+{
+	start(step_timeout_sec);
+	k->recover = true;
+}
+
+START_TEST(recover_one_operation)
+{
+	struct device *d;
+
+	heard[0] = 0;
+	start_recover(30);
+	m->observer = &recorder;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	/* one command instead of four */
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_uint_eq(k->cmds[0].sync_since_event, 0);
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
+	/* every step is told as before, after the decision */
+	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	d = manager_find_device(m, DEV_A);
+	ck_assert_uint_eq(d->history.count, 1);
+	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+	run_idle();
+	ck_assert_int_eq(slot_a()->state, PCIERR_PE_STATE_NORMAL);
+	stop();
+}
+END_TEST
+
+START_TEST(recover_mmio_path)
+{
+	start_recover(30);
+	k->answer[PCIERR_STEP_ERROR_DETECTED] = PCIERR_RESULT_CAN_RECOVER;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "recover");
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=can_recover enable_io mmio_enabled=recovered "
+			 "resume=recovered");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	stop();
+}
+END_TEST
+
+START_TEST(recover_stops_at_disconnect)
+{
+	start_recover(30);
+	k->answer[PCIERR_STEP_ERROR_DETECTED] = PCIERR_RESULT_DISCONNECT;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=disconnect");
+	ck_assert_int_eq(k->last_recover.stop, PCIERR_RECOVER_STOP_DISCONNECT);
+	/* the policy takes over where the kernel stopped: DISCONNECT disables */
+	ck_assert_str_eq(commands(), "recover disable");
+	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
+	stop();
+}
+END_TEST
+
+START_TEST(recover_stops_at_slot_reset)
+{
+	start_recover(30);
+	k->answer[PCIERR_STEP_SLOT_RESET] = PCIERR_RESULT_NEED_RESET;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=need_reset");
+	/* the policy goes on from there: a bigger reset, still need_reset:
+	 * disabled, a step at a time */
+	ck_assert_str_eq(commands(), "recover reset:fundamental report:slot_reset disable");
+	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
+	stop();
+}
+END_TEST
+
+START_TEST(recover_failed_reset_goes_on)
+{
+	start_recover(30);
+	ck_assert(fake_pe(k, PE_A)->reset_types & (1U << PCIERR_RESET_FUNDAMENTAL));
+	k->reset_error = ENODATA;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=need_reset reset");
+	ck_assert_int_eq(k->last_recover.stop, PCIERR_RECOVER_STOP_FAILED);
+	/* from the failed reset on, the policy: a bigger one, step by step */
+	ck_assert_str_eq(commands(), "recover reset:fundamental report:slot_reset report:resume");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	stop();
+}
+END_TEST
+
+START_TEST(recover_lost_completion)
+{
+	start_recover(1);
+	k->drop_op = PCIERR_CMD_RECOVER;
+	inject_a();
+	run_idle();
+	ck_assert(recovery_busy(slot_a()));
+	/* at the timeout pcierrd asks the kernel: the RECOVER's steps kept by
+	 * GET_PE go through the policy; nothing is sent again */
+	ck_assert(run_until(a_idle_with_result, 10000000));
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	stop();
+}
+END_TEST
+
+START_TEST(recover_lost_without_last_op)
+{
+	start_recover(1);
+	k->no_last_op = true;
+	k->drop_op = PCIERR_CMD_RECOVER;
+	k->answer[PCIERR_STEP_ERROR_DETECTED] = PCIERR_RESULT_CAN_RECOVER;
+	inject_a();
+	/* how it ended is unknown: as error_detected failing, a reset */
+	ck_assert(run_until(a_idle_with_result, 10000000));
+	ck_assert_str_eq(commands(), "recover reset:hot report:slot_reset report:resume");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	stop();
+}
+END_TEST
+
+START_TEST(recover_refused_falls_back)
+{
+	/* an older module without RECOVER: a step at a time */
+	start(30);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset report:resume");
+	stop();
+}
+END_TEST
+
 START_TEST(lost_op_done_goes_on)
 {
 	start(1);
@@ -744,6 +886,14 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, start_finds_slots);
 	tcase_add_test(tc, recovery_acts_first);
 	tcase_add_test(tc, observer_hears_in_order);
+	tcase_add_test(tc, recover_one_operation);
+	tcase_add_test(tc, recover_mmio_path);
+	tcase_add_test(tc, recover_stops_at_disconnect);
+	tcase_add_test(tc, recover_stops_at_slot_reset);
+	tcase_add_test(tc, recover_failed_reset_goes_on);
+	tcase_add_test(tc, recover_lost_completion);
+	tcase_add_test(tc, recover_lost_without_last_op);
+	tcase_add_test(tc, recover_refused_falls_back);
 	tcase_add_test(tc, lost_op_done_goes_on);
 	tcase_add_test(tc, lost_op_done_without_last_op);
 	tcase_add_test(tc, lost_op_done_found_by_resync);

@@ -62,7 +62,10 @@ void fake_kernel_free(struct fake_kernel *k)
 	for (size_t i = 0; i < k->n_queue; i++)
 		if (k->queue[i].type == PCIERR_NOTIFY_OP_DONE)
 			free(k->queue[i].op_done.results);
+		else if (k->queue[i].type == PCIERR_NOTIFY_RECOVER_DONE)
+			pcierr_recover_done_clear(&k->queue[i].recover_done);
 	free(k->queue);
+	pcierr_recover_done_clear(&k->last_recover);
 	close(k->efd);
 	if (fake == k)
 		fake = NULL;
@@ -209,6 +212,160 @@ void fake_raw_op_done(struct fake_kernel *k, uint64_t op_id, enum pcierr_cmd op,
 	push(k, &n);
 }
 
+/* one step of a RECOVER, with every device's answer (REPORT) */
+static struct pcierr_recover_step *rstep(struct fake_kernel *k, struct pcierr_pe *pe,
+					 struct pcierr_recover_done *d, enum pcierr_cmd op,
+					 enum pcierr_step step)
+{
+	struct pcierr_recover_step *st = &d->steps[d->n_steps++];
+
+	*st = (struct pcierr_recover_step) { .op = op, .step = step, .duration_ns = 1000000 };
+	if (op == PCIERR_CMD_RESET) {
+		st->reset_type = PCIERR_RESET_HOT;
+		st->error = k->reset_error;
+	}
+	if (op != PCIERR_CMD_REPORT)
+		return st;
+	st->result = step == PCIERR_STEP_ERROR_DETECTED ? PCIERR_RESULT_CAN_RECOVER :
+		     PCIERR_RESULT_RECOVERED;
+	st->results = calloc(pe->n_devices ? pe->n_devices : 1, sizeof(*st->results));
+	if (!st->results)
+		abort();
+	for (size_t i = 1; i < pe->n_devices; i++) {
+		struct pcierr_dev_result *r = &st->results[st->n_results++];
+
+		snprintf(r->addr, sizeof(r->addr), "%s", pe->devices[i].addr);
+		r->result = k->answer[step] ? k->answer[step] : PCIERR_RESULT_NONE;
+		/* err.c's merge_result(), as the shim's RECOVER */
+		if (r->result == PCIERR_RESULT_CAN_RECOVER || r->result == PCIERR_RESULT_NEED_RESET ||
+		    r->result == PCIERR_RESULT_DISCONNECT || r->result == PCIERR_RESULT_RECOVERED) {
+			if (st->result == PCIERR_RESULT_CAN_RECOVER ||
+			    st->result == PCIERR_RESULT_RECOVERED)
+				st->result = r->result;
+			else if (st->result == PCIERR_RESULT_DISCONNECT &&
+				 r->result == PCIERR_RESULT_NEED_RESET)
+				st->result = r->result;
+		}
+	}
+	return st;
+}
+
+/* The shim's RECOVER (recovery.c, pcierr_op_recover()) on the answers */
+static void fake_recover_run(struct fake_kernel *k, struct pcierr_pe *pe,
+			     struct pcierr_recover_done *d)
+{
+	struct pcierr_recover_step *st;
+	enum pcierr_result r;
+
+	d->steps = calloc(6, sizeof(*d->steps));
+	if (!d->steps)
+		abort();
+	st = rstep(k, pe, d, PCIERR_CMD_REPORT, PCIERR_STEP_ERROR_DETECTED);
+	r = st->result;
+	if (r == PCIERR_RESULT_DISCONNECT) {
+		d->stop = PCIERR_RECOVER_STOP_DISCONNECT;
+		return;
+	}
+	if (k->answer[PCIERR_STEP_ERROR_DETECTED] == PCIERR_RESULT_NONE) {
+		d->stop = PCIERR_RECOVER_STOP_NO_HANDLER;
+		return;
+	}
+	if (r != PCIERR_RESULT_NEED_RESET) {
+		rstep(k, pe, d, PCIERR_CMD_ENABLE_IO, 0);
+		st = rstep(k, pe, d, PCIERR_CMD_REPORT, PCIERR_STEP_MMIO_ENABLED);
+		r = st->result;
+		if (r == PCIERR_RESULT_DISCONNECT) {
+			d->stop = PCIERR_RECOVER_STOP_DISCONNECT;
+			return;
+		}
+		if (r != PCIERR_RESULT_RECOVERED && r != PCIERR_RESULT_NEED_RESET) {
+			d->stop = PCIERR_RECOVER_STOP_NOT_RECOVERED;
+			return;
+		}
+	}
+	if (r == PCIERR_RESULT_NEED_RESET) {
+		st = rstep(k, pe, d, PCIERR_CMD_RESET, 0);
+		if (st->error) {
+			d->stop = PCIERR_RECOVER_STOP_FAILED;
+			d->error = st->error;
+			pe->state = PCIERR_PE_STATE_FROZEN;
+			return;
+		}
+		pe->state = PCIERR_PE_STATE_RESET;
+		st = rstep(k, pe, d, PCIERR_CMD_REPORT, PCIERR_STEP_SLOT_RESET);
+		if (st->result == PCIERR_RESULT_DISCONNECT) {
+			d->stop = PCIERR_RECOVER_STOP_DISCONNECT;
+			return;
+		}
+		if (st->result != PCIERR_RESULT_RECOVERED) {
+			d->stop = PCIERR_RECOVER_STOP_NOT_RECOVERED;
+			return;
+		}
+	}
+	rstep(k, pe, d, PCIERR_CMD_REPORT, PCIERR_STEP_RESUME);
+	pe->state = PCIERR_PE_STATE_NORMAL;
+	for (size_t i = 0; i < pe->n_devices; i++)
+		pe->devices[i].state = PCIERR_STATE_NORMAL;
+	d->stop = PCIERR_RECOVER_STOP_RECOVERED;
+}
+
+static void finish_recover(struct fake_kernel *k, const struct fake_op *o, struct pcierr_pe *pe)
+{
+	struct pcierr_notification n = { .type = PCIERR_NOTIFY_RECOVER_DONE };
+	struct pcierr_recover_done *d = &n.recover_done;
+
+	d->op_id = o->op_id;
+	d->pe_id = pe->id;
+	snprintf(d->pe, sizeof(d->pe), "%s", pe->addr);
+	fake_recover_run(k, pe, d);
+	d->pe_state = pe->state;
+	d->duration_ns = d->n_steps * 1000000;
+
+	/* what GET_PE keeps: the steps without their results */
+	pcierr_recover_done_clear(&k->last_recover);
+	k->last_recover = *d;
+	k->last_recover.steps = calloc(6, sizeof(*d->steps));
+	if (!k->last_recover.steps)
+		abort();
+	for (size_t i = 0; i < d->n_steps; i++) {
+		k->last_recover.steps[i] = d->steps[i];
+		k->last_recover.steps[i].results = NULL;
+		k->last_recover.steps[i].n_results = 0;
+	}
+	if (pe->last_op.op_id == o->op_id && !k->no_last_op) {
+		pe->last_op.done = true;
+		pe->last_op.error = d->error;
+		pe->last_op.duration_ns = d->duration_ns;
+		pe->last_op.pe_state = pe->state;
+	}
+	if (k->drop_op == PCIERR_CMD_RECOVER) {
+		k->drop_op = 0;
+		pcierr_recover_done_clear(d);
+		return;
+	}
+	push(k, &n);
+}
+
+void fake_recover_string(const struct fake_kernel *k, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < k->last_recover.n_steps && used < size; i++) {
+		const struct pcierr_recover_step *st = &k->last_recover.steps[i];
+		int n = snprintf(buf + used, size - used, "%s%s%s%s", i ? " " : "",
+				 st->op == PCIERR_CMD_REPORT ? pcierr_step_to_string(st->step) :
+				 pcierr_op_to_string(st->op),
+				 st->op == PCIERR_CMD_REPORT ? "=" : "",
+				 st->op == PCIERR_CMD_REPORT ?
+				 pcierr_result_to_string(st->result) : "");
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
 /* what an operation does to the PE, and its OP_DONE */
 static void finish_op(struct fake_kernel *k, const struct fake_op *o)
 {
@@ -218,6 +375,8 @@ static void finish_op(struct fake_kernel *k, const struct fake_op *o)
 	if (!pe)
 		return;
 	pe->flags &= ~PCIERR_PE_F_BUSY;
+	if (o->op == PCIERR_CMD_RECOVER)
+		return finish_recover(k, o, pe);
 	n.op_done.pe_id = pe->id;
 	n.op_done.op_id = o->op_id;
 	n.op_done.op = o->op;
@@ -383,6 +542,8 @@ static int f_event_read(struct pcierr_ctx *ctx, pcierr_notify_fn cb, void *userd
 		cb(ctx, &note, userdata);
 		if (note.type == PCIERR_NOTIFY_OP_DONE)
 			free(note.op_done.results);
+		if (note.type == PCIERR_NOTIFY_RECOVER_DONE)
+			pcierr_recover_done_clear(&note.recover_done);
 		n++;
 	}
 	return n;
@@ -525,6 +686,39 @@ static int f_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t id, uint64_
 	return command(ctx, pe, id, PCIERR_CMD_ENABLE, 0, 0, ret_op_id);
 }
 
+static int f_recover(struct pcierr_ctx *ctx, const char *pe, uint64_t id,
+		     enum pcierr_channel_state state, enum pcierr_reset_type type,
+		     uint64_t *ret_op_id)
+{
+	if (!ctx->k->recover)
+		return -EOPNOTSUPP;
+	return command(ctx, pe, id, PCIERR_CMD_RECOVER, 0, type, ret_op_id);
+}
+
+static int f_last_recover(struct pcierr_ctx *ctx, const char *addr,
+			  struct pcierr_recover_done *ret)
+{
+	struct fake_kernel *k = ctx->k;
+	struct pcierr_pe *pe;
+
+	k->sync_since_event++;
+	k->n_gets++;
+	if (k->gone)
+		return -ENOTCONN;
+	pe = fake_pe(k, addr);
+	if (!pe)
+		return -ENODEV;
+	if (k->no_last_op || pe->last_op.op != PCIERR_CMD_RECOVER || !pe->last_op.done ||
+	    k->last_recover.op_id != pe->last_op.op_id)
+		return -ENOMSG;
+	*ret = k->last_recover;
+	ret->steps = calloc(6, sizeof(*ret->steps));
+	if (!ret->steps)
+		return -ENOMEM;
+	memcpy(ret->steps, k->last_recover.steps, k->last_recover.n_steps * sizeof(*ret->steps));
+	return 0;
+}
+
 const struct kernel_ops fake_kernel_ops = {
 	.ctx_new = f_ctx_new,
 	.ctx_free = f_ctx_free,
@@ -546,6 +740,8 @@ const struct kernel_ops fake_kernel_ops = {
 	.rescan = f_rescan,
 	.disable = f_disable,
 	.enable = f_enable,
+	.recover = f_recover,
+	.last_recover = f_last_recover,
 };
 
 void fake_cmds_string(const struct fake_kernel *k, char *buf, size_t size)

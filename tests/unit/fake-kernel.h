@@ -66,6 +66,13 @@ struct fake_kernel {
 	bool gone;		/* the shim is unloaded */
 	/* answers to REPORT, per step: every aware device answers this */
 	enum pcierr_result answer[__PCIERR_STEP_MAX];
+
+	/* RECOVER: refused with EOPNOTSUPP (an older module) unless set */
+	bool recover;
+	int reset_error;	/* a RESET within a RECOVER fails with this */
+	/* the last RECOVER's completion, kept as GET_PE's last operation
+	 * keeps it (steps without results) */
+	struct pcierr_recover_done last_recover;
 };
 
 extern const struct kernel_ops fake_kernel_ops;
@@ -80,6 +87,8 @@ void fake_kernel_free(struct fake_kernel *k);
 struct pcierr_pe *fake_add_pe(struct fake_kernel *k, const char *addr, unsigned int bus,
 			      unsigned int n);
 struct pcierr_pe *fake_pe(struct fake_kernel *k, const char *addr);
+/* "report:error_detected=need_reset reset:hot ..." of the last RECOVER */
+void fake_recover_string(const struct fake_kernel *k, char *buf, size_t size);
 
 /* Queue notifications */
 void fake_event(struct fake_kernel *k, const char *dev, enum pcierr_channel_state state);
