@@ -660,6 +660,233 @@ START_TEST(test_ctrl_bad_headers)
 }
 END_TEST
 
+
+/* ---- RECOVER's OP_DONE (issue 12): nested steps ---- */
+
+enum rbad {
+	RB_GOOD,
+	RB_UNKNOWN,		/* a newer module's step and stop: carried */
+	RB_NO_ERRNO,		/* malformed from here on */
+	RB_OP_U16,
+	RB_NO_STEP,
+	RB_BAD_ADDR,
+	RB_NO_STOP,
+	RB_NO_STEPS,
+	RB_GARBAGE,
+	RB_BIG_ERRNO,
+	RB_RESULT_ZERO,
+	RB_RESET_NO_TYPE,
+	RB_STEP_GARBAGE,
+	RB_RESULTS_GARBAGE,
+	__RB_MAX
+};
+
+static void put_rstep(struct nl_msg *m, enum rbad rb, uint32_t op, uint32_t step,
+		      uint32_t result, bool results)
+{
+	struct nlattr *e = nla_nest_start(m, PCIERR_A_RECOVER_STEPS_ENTRY);
+
+	if (rb == RB_OP_U16)
+		nla_put_u16(m, PCIERR_RSTEP_A_OP, (uint16_t)op);
+	else
+		nla_put_u32(m, PCIERR_RSTEP_A_OP, op);
+	if (op == PCIERR_CMD_REPORT) {
+		if (rb != RB_NO_STEP)
+			nla_put_u32(m, PCIERR_RSTEP_A_STEP, step);
+		nla_put_u32(m, PCIERR_RSTEP_A_RESULT, rb == RB_RESULT_ZERO ? 0 : result);
+	}
+	if (op == PCIERR_CMD_RESET && rb != RB_RESET_NO_TYPE)
+		nla_put_u32(m, PCIERR_RSTEP_A_RESET_TYPE, PCIERR_RESET_HOT);
+	if (rb != RB_NO_ERRNO)
+		nla_put_u32(m, PCIERR_RSTEP_A_ERRNO, rb == RB_BIG_ERRNO ? 5000 : 0);
+	nla_put_u64(m, PCIERR_RSTEP_A_DURATION_NS, 1000 + step);
+	if (results) {
+		struct nlattr *l = nla_nest_start(m, PCIERR_RSTEP_A_RESULTS);
+		struct nlattr *r = nla_nest_start(m, PCIERR_A_RESULTS_ENTRY);
+
+		nla_put_string(m, PCIERR_DEV_A_ADDR, rb == RB_BAD_ADDR ? "zz" : "0000:01:00.0");
+		nla_put_u32(m, PCIERR_DEV_A_RESULT, result);
+		nla_nest_end(m, r);
+		if (rb == RB_RESULTS_GARBAGE) {
+			/* three bytes that are no attribute */
+			void *p = nlmsg_reserve(m, 4, 1);
+
+			if (p)
+				memset(p, 0xff, 4);
+			l->nla_len += 4;
+		}
+		nla_nest_end(m, l);
+	}
+	if (rb == RB_STEP_GARBAGE) {
+		void *p = nlmsg_reserve(m, 4, 1);
+
+		if (p)
+			memset(p, 0xff, 4);
+	}
+	nla_nest_end(m, e);
+}
+
+static struct nl_msg *build_recover(enum rbad rb)
+{
+	struct nl_msg *m = ck_genl_msg(PCIERR_CMD_OP_DONE, 0, 0);
+	struct nlattr *steps;
+
+	nla_put_u64(m, PCIERR_A_OP_ID, 77);
+	nla_put_u32(m, PCIERR_A_OP, PCIERR_CMD_RECOVER);
+	nla_put_string(m, PCIERR_A_PE, "0000:00:02.0");
+	nla_put_u64(m, PCIERR_A_PE_ID, CK_PE_ID + 1);
+	if (rb != RB_NO_STOP)
+		nla_put_u32(m, PCIERR_A_RECOVER_STOP, rb == RB_UNKNOWN ? 99 :
+			    PCIERR_RECOVER_STOP_RECOVERED);
+	if (rb != RB_NO_STEPS) {
+		steps = nla_nest_start(m, PCIERR_A_RECOVER_STEPS);
+		put_rstep(m, rb, PCIERR_CMD_REPORT, PCIERR_STEP_ERROR_DETECTED,
+			  PCIERR_RESULT_NEED_RESET, true);
+		put_rstep(m, rb, PCIERR_CMD_RESET, 0, 0, false);
+		put_rstep(m, rb, PCIERR_CMD_REPORT, PCIERR_STEP_SLOT_RESET,
+			  PCIERR_RESULT_RECOVERED, true);
+		if (rb == RB_UNKNOWN)
+			put_rstep(m, rb, 99, 0, 0, false);
+		if (rb == RB_GARBAGE) {
+			void *p = nlmsg_reserve(m, 4, 1);
+
+			if (p)
+				memset(p, 0xff, 4);
+			steps->nla_len += 4;
+		}
+		nla_nest_end(m, steps);
+	}
+	nla_put_u64(m, PCIERR_A_DURATION_NS, 9999);
+	nla_put_u32(m, PCIERR_A_ERRNO, 0);
+	nla_put_u32(m, PCIERR_A_PE_STATE, PCIERR_PE_STATE_NORMAL);
+	return m;
+}
+
+START_TEST(test_recover_done)
+{
+	struct nl_msg *m = build_recover(RB_GOOD);
+	struct pcierr_notification *n = NULL;
+	const struct pcierr_recover_done *d;
+
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(n->type, PCIERR_NOTIFY_RECOVER_DONE);
+	d = &n->recover_done;
+	ck_assert_uint_eq(d->op_id, 77);
+	ck_assert_str_eq(d->pe, "0000:00:02.0");
+	ck_assert_uint_eq(d->pe_id, CK_PE_ID + 1);
+	ck_assert_int_eq(d->stop, PCIERR_RECOVER_STOP_RECOVERED);
+	ck_assert_int_eq(d->pe_state, PCIERR_PE_STATE_NORMAL);
+	ck_assert_uint_eq(d->duration_ns, 9999);
+	ck_assert_uint_eq(d->n_steps, 3);
+	ck_assert_int_eq(d->steps[0].op, PCIERR_CMD_REPORT);
+	ck_assert_int_eq(d->steps[0].step, PCIERR_STEP_ERROR_DETECTED);
+	ck_assert_int_eq(d->steps[0].result, PCIERR_RESULT_NEED_RESET);
+	ck_assert_uint_eq(d->steps[0].n_results, 1);
+	ck_assert_str_eq(d->steps[0].results[0].addr, "0000:01:00.0");
+	ck_assert_int_eq(d->steps[1].op, PCIERR_CMD_RESET);
+	ck_assert_int_eq(d->steps[1].reset_type, PCIERR_RESET_HOT);
+	ck_assert_uint_eq(d->steps[1].n_results, 0);
+	ck_assert_int_eq(d->steps[2].step, PCIERR_STEP_SLOT_RESET);
+	ck_assert_int_eq(d->steps[2].result, PCIERR_RESULT_RECOVERED);
+	ck_assert_uint_eq(d->steps[2].duration_ns, 1000 + PCIERR_STEP_SLOT_RESET);
+	ck_assert_str_eq(pcierr_recover_stop_to_string(d->stop), "recovered");
+	ck_assert_int_eq(pcierr_recover_stop_from_string("frozen_again"),
+			 PCIERR_RECOVER_STOP_FROZEN_AGAIN);
+	ck_assert_str_eq(pcierr_op_to_string(PCIERR_CMD_RECOVER), "recover");
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
+START_TEST(test_recover_unknown_carried)
+{
+	struct nl_msg *m = build_recover(RB_UNKNOWN);
+	struct pcierr_notification *n = NULL;
+
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(n->recover_done.stop, 99);
+	ck_assert_ptr_null(pcierr_recover_stop_to_string(n->recover_done.stop));
+	ck_assert_uint_eq(n->recover_done.n_steps, 4);
+	ck_assert_int_eq(n->recover_done.steps[3].op, 99);
+	pcierr_notification_free(n);
+	free_msg(&m);
+}
+END_TEST
+
+START_TEST(test_recover_malformed)
+{
+	struct nl_msg *m = build_recover(RB_NO_ERRNO + _i);
+	struct pcierr_notification *n = NULL;
+
+	ck_assert_int_eq(parse(m, &n), -EBADMSG);
+	ck_assert_ptr_null(n);
+	free_msg(&m);
+}
+END_TEST
+
+/* GET_PE's last operation, a RECOVER (pcierr_pe_last_recover()) */
+static struct nl_msg *build_pe_last(uint32_t op, bool done)
+{
+	struct nl_msg *m = ck_genl_msg(PCIERR_CMD_GET_PE, 0, 0);
+	struct nlattr *last, *steps;
+
+	nla_put_string(m, PCIERR_A_PE, "0000:00:02.0");
+	nla_put_u64(m, PCIERR_A_PE_ID, CK_PE_ID);
+	nla_put_u32(m, PCIERR_A_PE_STATE, PCIERR_PE_STATE_NORMAL);
+	last = nla_nest_start(m, PCIERR_A_LAST_OP);
+	nla_put_u64(m, PCIERR_A_OP_ID, 5);
+	nla_put_u32(m, PCIERR_A_OP, op);
+	if (done) {
+		nla_put_u32(m, PCIERR_A_ERRNO, 0);
+		nla_put_u64(m, PCIERR_A_DURATION_NS, 123);
+		nla_put_u32(m, PCIERR_A_PE_STATE, PCIERR_PE_STATE_NORMAL);
+		nla_put_u32(m, PCIERR_A_RECOVER_STOP, PCIERR_RECOVER_STOP_RECOVERED);
+		steps = nla_nest_start(m, PCIERR_A_RECOVER_STEPS);
+		put_rstep(m, RB_GOOD, PCIERR_CMD_REPORT, PCIERR_STEP_ERROR_DETECTED,
+			  PCIERR_RESULT_CAN_RECOVER, false);
+		put_rstep(m, RB_GOOD, PCIERR_CMD_ENABLE_IO, 0, 0, false);
+		nla_nest_end(m, steps);
+	}
+	nla_nest_end(m, last);
+	return m;
+}
+
+START_TEST(test_last_recover)
+{
+	struct nl_msg *m = build_pe_last(PCIERR_CMD_RECOVER, true);
+	struct nlmsghdr *nlh = nlmsg_hdr(m);
+	struct pcierr_recover_done d = {};
+	struct pcierr_pe pe = {};
+
+	ck_assert_int_eq(pcierr_parse_last_recover(nlh, nlh->nlmsg_len, &d), 0);
+	ck_assert_uint_eq(d.op_id, 5);
+	ck_assert_uint_eq(d.pe_id, CK_PE_ID);
+	ck_assert_uint_eq(d.n_steps, 2);
+	ck_assert_int_eq(d.steps[0].result, PCIERR_RESULT_CAN_RECOVER);
+	ck_assert_int_eq(d.steps[1].op, PCIERR_CMD_ENABLE_IO);
+	ck_assert_int_eq(d.stop, PCIERR_RECOVER_STOP_RECOVERED);
+	pcierr_recover_done_clear(&d);
+	ck_assert_uint_eq(d.n_steps, 0);
+	/* GET_PE itself still reads it */
+	ck_assert_int_eq(pcierr_parse_pe(nlh, nlh->nlmsg_len, &pe), 0);
+	ck_assert_int_eq(pe.last_op.op, PCIERR_CMD_RECOVER);
+	ck_assert(pe.last_op.done);
+	pcierr_pe_clear(&pe);
+	free_msg(&m);
+
+	m = build_pe_last(PCIERR_CMD_RESET, true);
+	nlh = nlmsg_hdr(m);
+	ck_assert_int_eq(pcierr_parse_last_recover(nlh, nlh->nlmsg_len, &d), -ENOMSG);
+	free_msg(&m);
+	m = build_pe_last(PCIERR_CMD_RECOVER, false);
+	nlh = nlmsg_hdr(m);
+	ck_assert_int_eq(pcierr_parse_last_recover(nlh, nlh->nlmsg_len, &d), -ENOMSG);
+	free_msg(&m);
+}
+END_TEST
+
 Suite *suite_notify(void)
 {
 	Suite *s = suite_create("notify");
@@ -670,6 +897,10 @@ Suite *suite_notify(void)
 	tcase_add_test(tc, test_event_detail);
 	tcase_add_test(tc, test_op_done_report);
 	tcase_add_loop_test(tc, test_op_done_other, 0, ARRAY_SIZE(other_ops));
+	tcase_add_test(tc, test_recover_done);
+	tcase_add_test(tc, test_recover_unknown_carried);
+	tcase_add_loop_test(tc, test_recover_malformed, 0, __RB_MAX - RB_NO_ERRNO);
+	tcase_add_test(tc, test_last_recover);
 	tcase_add_test(tc, test_overflow);
 	tcase_add_test(tc, test_not_a_notification);
 	tcase_add_test(tc, test_unknown_attrs_ignored);
