@@ -104,6 +104,33 @@ static int on_note(struct pcierr_ctx *ctx, const struct pcierr_notification *n, 
 		       s_or_dash(pcierr_result_to_string(n->op_done.result)), n->op_done.error,
 		       n->op_done.duration_ns);
 		break;
+	case PCIERR_NOTIFY_RECOVER_DONE: {
+		/* one RECOVER (issue 12): the line, then one per step as a
+		 * single-step OP_DONE would be, its rx derived: the kernel ran
+		 * the steps back to back, each ended its later ones' durations
+		 * before the RECOVER's completion was read (derived=1) */
+		const struct pcierr_recover_done *d = &n->recover_done;
+		uint64_t later = 0;
+
+		printf("op rx=%" PRIu64 " pe=%s op=recover step=- result=%s errno=%d dur=%" PRIu64
+		       " steps=%zu\n", rx_now, d->pe,
+		       s_or_dash(pcierr_recover_stop_to_string(d->stop)), d->error, d->duration_ns,
+		       d->n_steps);
+		for (size_t i = d->n_steps; i-- > 0;)
+			later += i + 1 < d->n_steps ? d->steps[i + 1].duration_ns : 0;
+		for (size_t i = 0; i < d->n_steps; i++) {
+			const struct pcierr_recover_step *st = &d->steps[i];
+
+			later -= i > 0 ? st->duration_ns : 0;
+			printf("op rx=%" PRIu64 " pe=%s op=%s step=%s result=%s errno=%d dur=%" PRIu64
+			       " derived=1\n", rx_now - later, d->pe,
+			       s_or_dash(pcierr_op_to_string(st->op)),
+			       s_or_dash(pcierr_step_to_string(st->step)),
+			       s_or_dash(pcierr_result_to_string(st->result)), st->error,
+			       st->duration_ns);
+		}
+		break;
+	}
 	case PCIERR_NOTIFY_OVERFLOW:
 		printf("overflow rx=%" PRIu64 " dropped=%" PRIu64 "\n", rx_now,
 		       n->overflow.dropped);
