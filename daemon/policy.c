@@ -451,6 +451,22 @@ static int do_reset(struct ctx *c, enum pcierr_reset_type t)
 	return 0;
 }
 
+/*
+ * Issue 8 point 6: a PE without any reset is no reason to give up: its
+ * devices are removed and the PE rescanned without a reset (a full
+ * hotplug; the devices already removed by a partial one stay removed).
+ * The REMOVE says why (reason NO_RESET, message) for the journal.
+ */
+static int no_reset_hotplug(struct ctx *c)
+{
+	c->rec->mode = PCIERR_MODE_FULL_HOTPLUG;
+	remove_devices(c);
+	c->out->reason = PCIERR_REASON_NO_RESET;
+	snprintf(c->out->message, sizeof(c->out->message),
+		 "the PE %s has no reset: removing and rescanning it without one", c->pe->addr);
+	return 0;
+}
+
 enum reset_kind {
 	RESET_FIRST,		/* the smallest hammer the PE has */
 	RESET_NEXT_OR_FAIL,	/* a bigger one, else DISABLE */
@@ -473,9 +489,7 @@ static int reset(struct ctx *c, enum reset_kind kind)
 			return do_reset(c, PCIERR_RESET_HOT);
 		if (has_fund)
 			return do_reset(c, PCIERR_RESET_FUNDAMENTAL);
-		set_message(c->rec, "the PE %s supports no reset: permanently disabled", c->pe->addr);
-		disable_all_identities(c, PCIERR_REASON_NO_RESET);
-		return disable(c, PCIERR_REASON_NO_RESET);
+		return no_reset_hotplug(c);
 	}
 	if (last == PCIERR_RESET_HOT && has_fund)
 		return do_reset(c, PCIERR_RESET_FUNDAMENTAL);
@@ -913,6 +927,13 @@ static int on_wait_done(struct ctx *c)
 	case PCIERR_PHASE_WAIT_UDEV:
 		if (apply_pending(c))
 			return 0;
+		if (c->pe->reset_types == 0) {
+			/* no reset (issue 8 point 6): rescan; after a partial
+			 * hotplug, the devices with callbacks go too */
+			if (c->rec->mode == PCIERR_MODE_FULL_HOTPLUG)
+				return enter(c, PCIERR_PHASE_RESCAN, PCIERR_ACTION_RESCAN);
+			return no_reset_hotplug(c);
+		}
 		return reset(c, RESET_FIRST);
 	default:
 		return nothing(c, PCIERR_REASON_IGNORED);

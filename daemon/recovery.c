@@ -418,7 +418,9 @@ static void emit_started(struct slot *s)
 			   "no driver has recovery callbacks" :
 			   "some drivers lack recovery callbacks",
 			   s->rec.mode == PCIERR_MODE_FULL_HOTPLUG ?
-			   "hot-unplug, reset and rescan" :
+			   (s->reset_types == 0 ?
+			    "hot-unplug and rescan, without a reset (the PE has none)" :
+			    "hot-unplug, reset and rescan") :
 			   "removing those devices, recovering the rest, and a rescan");
 	}
 }
@@ -612,6 +614,12 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			return op_failed_now(s, PCIERR_CMD_RESET, 0, r, next);
 		return started(s, PCIERR_CMD_RESET, op_id, out->timeout_usec);
 	case PCIERR_ACTION_REMOVE:
+		if (out->reason == PCIERR_REASON_NO_RESET && s->rec.phase != PCIERR_PHASE_IDLE) {
+			/* issue 8 point 6: the path, in the journal */
+			m->counters.hotplug_fallbacks++;
+			log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
+				   "Slot %s: %s.", s->addr, out->message);
+		}
 		if (!k)
 			return op_failed_now(s, PCIERR_CMD_REMOVE, 0, -ENOTCONN, next);
 		return do_remove(s, out, next);
