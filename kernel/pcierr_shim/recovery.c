@@ -439,7 +439,7 @@ out:
 		op->err = op->steps[op->nsteps - 1].err;
 	if (op->stop == PCIERR_RECOVER_STOP_UNSPEC)
 		op->stop = PCIERR_RECOVER_STOP_FAILED;
-	pcierr_pe_info(op->pe, "recovery %s after %u steps\n",
+	pcierr_pe_info(op->pe, "recovery %s (steps run: %u)\n",
 		       op->stop == PCIERR_RECOVER_STOP_RECOVERED ? "complete" :
 		       "stopped", op->nsteps);
 }
