@@ -448,8 +448,8 @@ _public_ void pcierr_recover_done_clear(struct pcierr_recover_done *d)
 	*d = (struct pcierr_recover_done) {};
 }
 
-/* the OP_DONE of a RECOVER */
-static int parse_recover_done(const struct nlattr **tb, struct pcierr_recover_done *d)
+/* errno, state, duration and steps: in an OP_DONE and in a LAST_OP nest */
+static int parse_recover_outcome(const struct nlattr **tb, struct pcierr_recover_done *d)
 {
 	uint32_t v;
 	int r;
@@ -457,12 +457,6 @@ static int parse_recover_done(const struct nlattr **tb, struct pcierr_recover_do
 	if (!tb[PCIERR_A_OP_ID] || !tb[PCIERR_A_ERRNO])
 		return -EBADMSG;
 	d->op_id = opt_u64(tb[PCIERR_A_OP_ID]);
-	d->pe_id = opt_u64(tb[PCIERR_A_PE_ID]);
-	if (d->pe_id == 0)
-		return -EBADMSG;
-	r = get_addr(tb[PCIERR_A_PE], true, d->pe);
-	if (r < 0)
-		return r;
 	v = opt_u32(tb[PCIERR_A_ERRNO]);
 	if (v > KERNEL_MAX_ERRNO)
 		return -EBADMSG;
@@ -473,6 +467,20 @@ static int parse_recover_done(const struct nlattr **tb, struct pcierr_recover_do
 	d->pe_state = v;
 	d->duration_ns = opt_u64(tb[PCIERR_A_DURATION_NS]);
 	return parse_recover_steps(tb, d);
+}
+
+/* the OP_DONE of a RECOVER */
+static int parse_recover_done(const struct nlattr **tb, struct pcierr_recover_done *d)
+{
+	int r;
+
+	d->pe_id = opt_u64(tb[PCIERR_A_PE_ID]);
+	if (d->pe_id == 0)
+		return -EBADMSG;
+	r = get_addr(tb[PCIERR_A_PE], true, d->pe);
+	if (r < 0)
+		return r;
+	return parse_recover_outcome(tb, d);
 }
 
 static int parse_op_done(const struct nlattr **tb, struct pcierr_op_done *d)
@@ -792,7 +800,6 @@ int pcierr_parse_last_recover(const struct nlmsghdr *nlh, size_t len,
 	const struct nlattr *tb[__PCIERR_A_MAX], *ltb[__PCIERR_A_MAX];
 	struct pcierr_recover_done d = {};
 	uint8_t cmd;
-	uint32_t v;
 	int r;
 
 	r = genl_attrs(nlh, len, &cmd, pe_attrs, ELEMENTSOF(pe_attrs), tb);
@@ -810,21 +817,10 @@ int pcierr_parse_last_recover(const struct nlmsghdr *nlh, size_t len,
 		return -EBADMSG;
 	if (opt_u32(ltb[PCIERR_A_OP]) != PCIERR_CMD_RECOVER || !ltb[PCIERR_A_ERRNO])
 		return -ENOMSG;
-	d.op_id = opt_u64(ltb[PCIERR_A_OP_ID]);
 	d.pe_id = opt_u64(tb[PCIERR_A_PE_ID]);
 	r = get_addr(tb[PCIERR_A_PE], true, d.pe);
-	if (r < 0)
-		return r;
-	v = opt_u32(ltb[PCIERR_A_ERRNO]);
-	if (v > KERNEL_MAX_ERRNO)
-		return -EBADMSG;
-	d.error = (int)v;
-	d.duration_ns = opt_u64(ltb[PCIERR_A_DURATION_NS]);
-	r = get_enum(ltb[PCIERR_A_PE_STATE], false, PCIERR_PE_STATE_MAX, &v);
-	if (r < 0)
-		return r;
-	d.pe_state = v;
-	r = parse_recover_steps(ltb, &d);
+	if (r >= 0)
+		r = parse_recover_outcome(ltb, &d);
 	if (r < 0) {
 		pcierr_recover_done_clear(&d);
 		return r;
