@@ -34,3 +34,20 @@ bench: $(BENCH_TOOL) $(if $(DRY),,$(VM_DEPS) $(PCIERRCTL) $(DAEMON_UNIT_BIN))
 
 bench-check: $(BENCH_TOOL) $(JSON_CHECK)
 	BUILD=$(BUILD) QUICK=1 DRY=1 BENCH_CHECK=1 bench/run
+
+# benchmark 5's host side split into its parts (bench/host-scale.c): the
+# daemon objects check-daemon links, d-core's fake kernel side and
+# pcierrctl's own status query (ctl-bus.c, model.c, output.c)
+HOST_SCALE := $(BUILD)/pcierr-host-scale
+HOST_SCALE_OBJS := $(filter-out $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o,$(DAEMON_UNIT_OBJS)) \
+	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS) tools/pcierrctl/ctl-bus.c)
+
+$(BUILD)/bench/host-scale.o: bench/host-scale.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -I$(CURDIR)/daemon -I$(CURDIR)/tests/unit -I$(CURDIR)/tools/pcierrctl -c -o $@ $<
+
+$(HOST_SCALE): $(BUILD)/bench/host-scale.o $(HOST_SCALE_OBJS) $(LIBPCIERR_A)
+	$(CC) $(CFLAGS) -o $@ $^ $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS) \
+		$(shell $(PKG_CONFIG) --libs libudev) -pthread
+
+all: $(HOST_SCALE)
