@@ -151,8 +151,10 @@ vm-sanitize: $(VM_DEPS)
 # megaraid_sas removal with I/O running still blocks in scsi_remove_host,
 # and the e1000 of the mixed slot loses its interrupt. They are not in
 # make check, by name and in the open: "make vm-drivers-defects" runs them
-# and fails until they are mended, with 97 and 98, which show the e1000
-# and nvme defects with the kernel's own AER recovery (no pcierr). In this
+# and fails until they are mended, with 97 (the e1000 defect with the
+# kernel's own AER recovery, no pcierr: it fails too) and 98 (the kernel's
+# own AER recovery of the nvme with I/O running: it passes, as QEMU's
+# injected AER never cuts the device off; docs/drivers.md). In this
 # order: 90 leaves the mixed e1000 without its interrupt, so 97 after it
 # says so and fails early (alone: make vm-drivers-check
 # S=97-mixed-kernel-aer); 99 leaves a removal stuck, so it is last.
