@@ -19,6 +19,13 @@
 BENCH_TOOL := $(BUILD)/pcierr-bench
 BENCH_TIMEOUT ?= 3000
 
+# benchmark 5's host side split into its parts (bench/host-scale.c): the
+# daemon objects check-daemon links, d-core's fake kernel side and
+# pcierrctl's own status query (ctl-bus.c, model.c, output.c)
+HOST_SCALE := $(BUILD)/pcierr-host-scale
+HOST_SCALE_OBJS := $(filter-out $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o,$(DAEMON_UNIT_OBJS)) \
+	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS) tools/pcierrctl/ctl-bus.c)
+
 .PHONY: bench bench-check
 
 $(BENCH_TOOL): bench/pcierr-bench.c $(LIBPCIERR_A)
@@ -28,9 +35,20 @@ $(BENCH_TOOL): bench/pcierr-bench.c $(LIBPCIERR_A)
 
 all: $(BENCH_TOOL)
 
-bench: $(BENCH_TOOL) $(if $(DRY),,$(VM_DEPS) $(PCIERRCTL) $(DAEMON_UNIT_BIN))
+bench: $(BENCH_TOOL) $(if $(DRY),,$(VM_DEPS) $(PCIERRCTL) $(DAEMON_UNIT_BIN) $(HOST_SCALE))
 	BUILD=$(BUILD) KVER=$(KVER) QUICK=$(QUICK) DRY=$(DRY) \
 		BENCH_TIMEOUT=$(BENCH_TIMEOUT) bench/run
 
 bench-check: $(BENCH_TOOL) $(JSON_CHECK)
 	BUILD=$(BUILD) QUICK=1 DRY=1 BENCH_CHECK=1 bench/run
+
+$(BUILD)/bench/host-scale.o: bench/host-scale.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -I$(CURDIR)/daemon -I$(CURDIR)/tests/unit -I$(CURDIR)/tools/pcierrctl -c -o $@ $<
+
+$(HOST_SCALE): $(BUILD)/bench/host-scale.o $(HOST_SCALE_OBJS) $(LIBPCIERR_A)
+	$(CC) $(CFLAGS) -o $@ $^ $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS) \
+		$(shell $(PKG_CONFIG) --libs libudev) -pthread
+
+all: $(HOST_SCALE)
+-include $(BUILD)/bench/host-scale.d

@@ -15,8 +15,8 @@ RAW=${PCIERR_OUT:?}/bench/${PCIERR_SCENARIO:?}.raw
 mkdir -p "${RAW%/*}"
 : > "$RAW"
 # the host's choices (bench/run writes BUILD/bench/params: BENCH_QUICK=,
-# BENCH_ROUNDS=, BENCH_STORM=, BENCH_IDLE_SEC=, BENCH_AER=)
-BENCH_QUICK=0 BENCH_ROUNDS=20 BENCH_STORM=100000 BENCH_IDLE_SEC=60 BENCH_AER=10000
+# BENCH_ROUNDS=, BENCH_STORM=, BENCH_IDLE_SEC=, BENCH_AER=, BENCH_AER_NF=)
+BENCH_QUICK=0 BENCH_ROUNDS=20 BENCH_STORM=100000 BENCH_IDLE_SEC=60 BENCH_AER=2000 BENCH_AER_NF=100
 # shellcheck disable=SC1091
 [ -f "$BUILD/bench/params" ] && . "$BUILD/bench/params"
 # a loaded host under TCG: pcierrd with ~90 devices may take long to start
