@@ -16,7 +16,7 @@ UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
-	daemon/bus-util.c daemon/bus-polkit.c daemon/pci-names.c \
+	daemon/bus-util.c daemon/bus-polkit.c daemon/bus-status.c daemon/pci-names.c \
 	daemon/state-writer.c daemon/log.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
 UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
