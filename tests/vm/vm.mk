@@ -151,11 +151,18 @@ vm-sanitize: $(VM_DEPS)
 # megaraid_sas removal with I/O running still blocks in scsi_remove_host,
 # and the e1000 of the mixed slot loses its interrupt. They are not in
 # make check, by name and in the open: "make vm-drivers-defects" runs them
-# and fails until they are mended.
+# and fails until they are mended, with 97 (the e1000 defect with the
+# kernel's own AER recovery, no pcierr: it fails too) and 98 (the kernel's
+# own AER recovery of the nvme with I/O running: it passes, as QEMU's
+# injected AER never cuts the device off; docs/drivers.md). In this
+# order: 90 leaves the mixed e1000 without its interrupt, so 97 after it
+# says so and fails early (alone: make vm-drivers-check
+# S=97-mixed-kernel-aer); 99 leaves a removal stuck, so it is last.
 VM_DRIVERS_TIMEOUT ?= 2400
 VM_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 04-rtl8139-hotplug \
 	06-profiles 07-e1000-disable
-VM_DRIVERS_DEFECTS := 03-nvme 90-mixed 99-megasas-hotplug
+VM_DRIVERS_DEFECTS := 03-nvme 98-nvme-kernel-aer 90-mixed 97-mixed-kernel-aer \
+	99-megasas-hotplug
 .PHONY: vm-drivers-check vm-drivers-defects
 vm-drivers-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \
