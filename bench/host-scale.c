@@ -14,8 +14,13 @@
  *   status     ctl_load_model: the manager's GetAll, GetManagedObjects,
  *              pcierrctl's parse into its model, the sort
  *   json       ctl_json_status of that model to /dev/null
- *   server     pcierrd's thread CPU time per GetManagedObjects (the event
- *              loop's thread, nothing else runs on it then)
+ *   getstatus  org.pcierr1.Manager.GetStatus(), reply received, not parsed
+ *              (the bulk method of bus-status.c, as gmo)
+ *   newstatus  ctl_load_status: what pcierrctl status does now (GetAll,
+ *              GetStatus, the parse, the sort); newjson its JSON
+ *   server     pcierrd's thread CPU time per GetManagedObjects, per
+ *              ctl_load_model, per GetStatus, per ctl_load_status (the
+ *              event loop's thread, nothing else runs on it then)
  *
  * and memory: malloc'd bytes per device after the start (the manager's
  * slots and devices), after bus_setup (plus the sd-bus object tree) and
@@ -52,7 +57,7 @@
 
 #define MAX_RUNS	64
 
-enum phase { PH_NONE, PH_WARM, PH_GMO, PH_STATUS, PH_EXTRA, PH_DONE, PH_N };
+enum phase { PH_NONE, PH_WARM, PH_GMO, PH_STATUS, PH_GS, PH_NEW, PH_EXTRA, PH_DONE, PH_N };
 
 struct client {
 	int fd;
@@ -60,6 +65,8 @@ struct client {
 	int r;
 	size_t slots, devices;
 	double gmo_ms[MAX_RUNS], status_ms[MAX_RUNS], json_ms[MAX_RUNS];
+	double gs_ms[MAX_RUNS], new_ms[MAX_RUNS], newjson_ms[MAX_RUNS];
+	size_t new_slots, new_devices;
 	atomic_int phase;
 	atomic_int snapped;
 };
@@ -100,6 +107,31 @@ static int gmo(sd_bus *bus)
 	sd_bus_error_free(&error);
 	sd_bus_message_unref(reply);
 	return r;
+}
+
+static int getstatus(sd_bus *bus)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	int r;
+
+	r = sd_bus_call_method(bus, CTL_BUS_NAME, CTL_BUS_PATH, CTL_BUS_MANAGER_IFACE,
+			       "GetStatus", &error, &reply, NULL);
+	if (r < 0)
+		fprintf(stderr, "host-scale: GetStatus: %s\n",
+			error.message ? error.message : strerror(-r));
+	sd_bus_error_free(&error);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+static double best(const double *v, int n)
+{
+	double b = v[0];
+
+	for (int i = 1; i < n; i++)
+		b = v[i] < b ? v[i] : b;
+	return b;
 }
 
 static void *client_main(void *arg)
@@ -152,6 +184,39 @@ static void *client_main(void *arg)
 		c->json_ms[i] = now_ms(CLOCK_MONOTONIC) - t1;
 		c->slots = mo.n_slots;
 		c->devices = mo.n_devices;
+		ctl_model_done(&mo);
+	}
+	atomic_store(&c->phase, PH_GS);
+	for (int i = 0; r >= 0 && i < c->runs; i++) {
+		double t0 = now_ms(CLOCK_MONOTONIC);
+
+		r = getstatus(bus);
+		c->gs_ms[i] = now_ms(CLOCK_MONOTONIC) - t0;
+	}
+	atomic_store(&c->phase, PH_NEW);
+	for (int i = 0; r >= 0 && i < c->runs; i++) {
+		sd_bus_error error = SD_BUS_ERROR_NULL;
+		struct ctl_model mo = {};
+		double t0 = now_ms(CLOCK_MONOTONIC), t1;
+
+		r = ctl_load_status(bus, &mo, &error);
+		t1 = now_ms(CLOCK_MONOTONIC);
+		if (r <= 0) {
+			/* 0: the fallback, which is not what is measured here */
+			fprintf(stderr, "host-scale: ctl_load_status: %s\n",
+				r == 0 ? "fell back to GetManagedObjects" :
+				error.message ? error.message : strerror(-r));
+			sd_bus_error_free(&error);
+			ctl_model_done(&mo);
+			r = r < 0 ? r : -EPROTO;
+			break;
+		}
+		r = ctl_json_status(null, false, &mo, NULL);
+		fflush(null);
+		c->new_ms[i] = t1 - t0;
+		c->newjson_ms[i] = now_ms(CLOCK_MONOTONIC) - t1;
+		c->new_slots = mo.n_slots;
+		c->new_devices = mo.n_devices;
 		ctl_model_done(&mo);
 	}
 	atomic_store(&c->phase, PH_EXTRA);
@@ -268,14 +333,20 @@ static int measure(unsigned int devices, int runs, int extra)
 		       "json_best_ms=%.1f json_median_ms=%.1f server_cpu_per_gmo_ms=%.1f "
 		       "server_cpu_per_status_ms=%.1f bytes_per_device_manager=%.0f "
 		       "bytes_per_device_bus_setup=%.0f bytes_per_device_with_bus=%.0f "
-		       "peak_bytes_per_device_serving=%.0f\n",
+		       "peak_bytes_per_device_serving=%.0f "
+		       "getstatus_best_ms=%.1f getstatus_median_ms=%.1f newstatus_best_ms=%.1f "
+		       "newstatus_median_ms=%.1f newjson_best_ms=%.1f server_cpu_per_getstatus_ms=%.1f "
+		       "server_cpu_per_newstatus_ms=%.1f newstatus_slots=%zu newstatus_devices=%zu\n",
 		       devices, pes, c.slots, c.devices, runs, start_ms,
 		       gb, median(c.gmo_ms, runs), sb, median(c.status_ms, runs),
 		       jb, median(c.json_ms, runs), cpu[PH_GMO] / runs, cpu[PH_STATUS] / runs,
 		       (double)(mi1.uordblks - mi0.uordblks) / devices,
 		       (double)(mi3.uordblks - mi0.uordblks) / devices,
 		       (double)(mi2.uordblks - mi0.uordblks) / devices,
-		       (double)(peak - mi0.uordblks) / devices);
+		       (double)(peak - mi0.uordblks) / devices,
+		       best(c.gs_ms, runs), median(c.gs_ms, runs), best(c.new_ms, runs),
+		       median(c.new_ms, runs), best(c.newjson_ms, runs),
+		       cpu[PH_GS] / runs, cpu[PH_NEW] / runs, c.new_slots, c.new_devices);
 		fflush(stdout);
 	}
 out:

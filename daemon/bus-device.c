@@ -21,15 +21,19 @@ int bus_device_path(const char *addr, char **ret)
 int bus_device_find(sd_bus *bus, const char *path, const char *interface,
 		    void *userdata, void **found, sd_bus_error *error)
 {
-	char addr[PCIERR_ADDR_MAX];
+	struct manager *m = userdata;
+	_cleanup_free_ char *addr = NULL;
 	struct device *d;
 	int r;
 
-	r = bus_path_address(path, PCIERR_BUS_DEVICE_PREFIX, addr);
+	/* only the canonical spelling names an object (bus_path_address()),
+	 * checked against the object found rather than by normalising the
+	 * address twice on every call */
+	r = sd_bus_path_decode(path, PCIERR_BUS_DEVICE_PREFIX, &addr);
 	if (r <= 0)
 		return r;
-	d = manager_find_device(userdata, addr);
-	if (!d)
+	d = manager_find_device(m, addr);
+	if (!d || strcmp(d->addr, addr) != 0)
 		return 0;
 	*found = d;
 	return 1;
@@ -76,12 +80,8 @@ static int property_get_slot(sd_bus *bus, const char *path,
 	return sd_bus_message_append_basic(reply, 'o', p);
 }
 
-static int property_get_handlers(sd_bus *bus, const char *path,
-				 const char *interface, const char *property,
-				 sd_bus_message *reply, void *userdata,
-				 sd_bus_error *error)
+int bus_append_handlers(sd_bus_message *reply, const struct device *d)
 {
-	struct device *d = userdata;
 	char buf[512];
 	char *p, *saveptr = NULL;
 	int r;
@@ -101,6 +101,14 @@ static int property_get_handlers(sd_bus *bus, const char *path,
 	return sd_bus_message_close_container(reply);
 }
 
+static int property_get_handlers(sd_bus *bus, const char *path,
+				 const char *interface, const char *property,
+				 sd_bus_message *reply, void *userdata,
+				 sd_bus_error *error)
+{
+	return bus_append_handlers(reply, userdata);
+}
+
 static int property_get_state(sd_bus *bus, const char *path,
 			      const char *interface, const char *property,
 			      sd_bus_message *reply, void *userdata,
@@ -112,11 +120,25 @@ static int property_get_state(sd_bus *bus, const char *path,
 				     bus_strempty(pcierr_state_to_string(d->state)));
 }
 
-static void device_settings(const struct device *d,
-			    struct pcierr_settings *ret)
+void bus_device_settings(const struct device *d, struct pcierr_settings *ret)
 {
 	pcierr_config_resolve(&d->manager->config, d->addr, true, d->vendor,
 			      d->device, ret);
+}
+
+/* the count of the current window only (the rule of policy.h): a window
+ * is over when more than FreezeWindowSec passed since the latest freeze;
+ * a clock gone backwards counts as inside */
+uint32_t bus_device_freeze_count(const struct device *d,
+				 const struct pcierr_settings *set,
+				 pcierr_usec_t now)
+{
+	pcierr_usec_t window = (pcierr_usec_t)set->freeze_window_sec * PCIERR_USEC_PER_SEC;
+
+	if (d->history.count > 0 && now >= d->history.last_usec &&
+	    now - d->history.last_usec > window)
+		return 0;
+	return d->history.count;
 }
 
 static int property_get_freeze_count(sd_bus *bus, const char *path,
@@ -127,20 +149,11 @@ static int property_get_freeze_count(sd_bus *bus, const char *path,
 {
 	struct device *d = userdata;
 	struct pcierr_settings set;
-	uint32_t count = d->history.count;
+	uint32_t count = 0;
 
-	/* the count of the current window only (the rule of policy.h):
-	 * a window is over when more than FreezeWindowSec passed since the
-	 * latest freeze; a clock gone backwards counts as inside */
-	if (count > 0) {
-		pcierr_usec_t now = now_realtime_usec();
-		pcierr_usec_t window;
-
-		device_settings(d, &set);
-		window = (pcierr_usec_t)set.freeze_window_sec * PCIERR_USEC_PER_SEC;
-		if (now >= d->history.last_usec &&
-		    now - d->history.last_usec > window)
-			count = 0;
+	if (d->history.count > 0) {
+		bus_device_settings(d, &set);
+		count = bus_device_freeze_count(d, &set, now_realtime_usec());
 	}
 	return sd_bus_message_append_basic(reply, 'u', &count);
 }
@@ -155,7 +168,7 @@ static int property_get_max_freezes(sd_bus *bus, const char *path,
 	struct pcierr_settings set;
 	uint32_t v;
 
-	device_settings(d, &set);
+	bus_device_settings(d, &set);
 	v = set.max_freezes;
 	return sd_bus_message_append_basic(reply, 'u', &v);
 }

@@ -414,6 +414,11 @@ const sd_bus_vtable bus_manager_vtable[] = {
 				 SD_BUS_PARAM(limit),
 				 "a(tsssssstis)", SD_BUS_PARAM(entries),
 				 method_get_history, UNPRIV),
+	/* bus-status.c */
+	SD_BUS_METHOD_WITH_NAMES("GetStatus", "", ,
+				 "a" BUS_STATUS_SLOT_SIG "a" BUS_STATUS_DEVICE_SIG,
+				 SD_BUS_PARAM(slots) SD_BUS_PARAM(devices),
+				 bus_method_get_status, UNPRIV),
 
 	SD_BUS_SIGNAL_WITH_NAMES("ErrorDetected", "sssus",
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(device)

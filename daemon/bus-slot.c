@@ -20,15 +20,19 @@ int bus_slot_path(const char *addr, char **ret)
 int bus_slot_find(sd_bus *bus, const char *path, const char *interface,
 		  void *userdata, void **found, sd_bus_error *error)
 {
-	char addr[PCIERR_ADDR_MAX];
+	struct manager *m = userdata;
+	_cleanup_free_ char *addr = NULL;
 	struct slot *s;
 	int r;
 
-	r = bus_path_address(path, PCIERR_BUS_SLOT_PREFIX, addr);
+	/* only the canonical spelling names an object (bus_path_address()),
+	 * checked against the object found rather than by normalising the
+	 * address twice on every call */
+	r = sd_bus_path_decode(path, PCIERR_BUS_SLOT_PREFIX, &addr);
 	if (r <= 0)
 		return r;
-	s = manager_find_slot(userdata, addr);
-	if (!s)
+	s = manager_find_slot(m, addr);
+	if (!s || strcmp(s->addr, addr) != 0)
 		return 0;
 	*found = s;
 	return 1;
@@ -55,13 +59,8 @@ int bus_slot_enumerate(sd_bus *bus, const char *prefix, void *userdata,
 	return 0;
 }
 
-static int property_get_reset_types(sd_bus *bus, const char *path,
-				    const char *interface,
-				    const char *property,
-				    sd_bus_message *reply, void *userdata,
-				    sd_bus_error *error)
+int bus_append_reset_types(sd_bus_message *reply, const struct slot *s)
 {
-	struct slot *s = userdata;
 	int r;
 
 	r = sd_bus_message_open_container(reply, 'a', "s");
@@ -82,31 +81,38 @@ static int property_get_reset_types(sd_bus *bus, const char *path,
 	return sd_bus_message_close_container(reply);
 }
 
+static int property_get_reset_types(sd_bus *bus, const char *path,
+				    const char *interface,
+				    const char *property,
+				    sd_bus_message *reply, void *userdata,
+				    sd_bus_error *error)
+{
+	return bus_append_reset_types(reply, userdata);
+}
+
 /* Who recovers the slot: "generic" (the PCI core's resets, the shim's
  * software freeze), "pseries-rtas" (firmware), "kernel-eeh" (the
  * kernel's own EEH; pcierr only observes), "" if the shim did not say. */
+const char *bus_slot_backend_name(const struct slot *s)
+{
+	switch (s->backend) {
+	case PCIERR_BACKEND_GENERIC:
+		return "generic";
+	case PCIERR_BACKEND_RTAS:
+		return "pseries-rtas";
+	case PCIERR_BACKEND_EEH:
+		return "kernel-eeh";
+	default:
+		return "";
+	}
+}
+
 static int property_get_backend(sd_bus *bus, const char *path,
 				const char *interface, const char *property,
 				sd_bus_message *reply, void *userdata,
 				sd_bus_error *error)
 {
-	const struct slot *s = userdata;
-	const char *name = "";
-
-	switch (s->backend) {
-	case PCIERR_BACKEND_GENERIC:
-		name = "generic";
-		break;
-	case PCIERR_BACKEND_RTAS:
-		name = "pseries-rtas";
-		break;
-	case PCIERR_BACKEND_EEH:
-		name = "kernel-eeh";
-		break;
-	default:
-		break;
-	}
-	return sd_bus_message_append_basic(reply, 's', name);
+	return sd_bus_message_append_basic(reply, 's', bus_slot_backend_name(userdata));
 }
 
 static int property_get_state(sd_bus *bus, const char *path,
@@ -165,16 +171,17 @@ static int property_get_devices(sd_bus *bus, const char *path,
 	return sd_bus_message_close_container(reply);
 }
 
+bool bus_slot_disabled(const struct slot *s)
+{
+	return (s->flags & PCIERR_PE_F_DISABLED) || s->state == PCIERR_PE_STATE_DISABLED;
+}
+
 static int property_get_disabled(sd_bus *bus, const char *path,
 				 const char *interface, const char *property,
 				 sd_bus_message *reply, void *userdata,
 				 sd_bus_error *error)
 {
-	struct slot *s = userdata;
-
-	return sd_bus_message_append(reply, "b",
-				     (int)((s->flags & PCIERR_PE_F_DISABLED) ||
-					   s->state == PCIERR_PE_STATE_DISABLED));
+	return sd_bus_message_append(reply, "b", (int)bus_slot_disabled(userdata));
 }
 
 #define EMITS	SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE

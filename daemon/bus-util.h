@@ -117,4 +117,25 @@ int bus_property_get_chars(sd_bus *bus, const char *path,
 			   sd_bus_message *reply, void *userdata,
 			   sd_bus_error *error);
 
+/*
+ * What the getters of Slot and Device and GetStatus (bus-status.c) both
+ * say, written once: the slot's ResetTypes (as), Backend and Disabled;
+ * the device's Handlers (as), its settings (resolved from the
+ * configuration), and its FreezeCount at now (the current window only).
+ */
+int bus_append_reset_types(sd_bus_message *reply, const struct slot *s);
+const char *bus_slot_backend_name(const struct slot *s);
+bool bus_slot_disabled(const struct slot *s);
+int bus_append_handlers(sd_bus_message *reply, const struct device *d);
+void bus_device_settings(const struct device *d, struct pcierr_settings *ret);
+uint32_t bus_device_freeze_count(const struct device *d,
+				 const struct pcierr_settings *set,
+				 pcierr_usec_t now);
+
+/* org.pcierr1.Manager.GetStatus() (bus-status.c) */
+int bus_method_get_status(sd_bus_message *message, void *userdata,
+			  sd_bus_error *error);
+#define BUS_STATUS_SLOT_SIG	"(sasssbassttsbs)"
+#define BUS_STATUS_DEVICE_SIG	"(ssqqqqussssassuuutbs)"
+
 #endif /* PCIERRD_BUS_UTIL_H */

@@ -569,7 +569,7 @@ void pcierr_config_resolve(const struct pcierr_config *c, const char *addr,
 		PCIERR_MATCH_VENDOR, PCIERR_MATCH_ID, PCIERR_MATCH_ADDRESS,
 	};
 	char norm[PCIERR_ADDR_MAX];
-	bool have_addr = addr && pcierr_parse_pci_address(addr, norm) == 0;
+	int have_addr = -1;	/* normalised on the first Address= override only */
 
 	*ret = c->defaults;
 	/* least specific first, so that the most specific is applied last */
@@ -581,6 +581,8 @@ void pcierr_config_resolve(const struct pcierr_config *c, const char *addr,
 				continue;
 			switch (o->type) {
 			case PCIERR_MATCH_ADDRESS:
+				if (have_addr < 0)
+					have_addr = addr && pcierr_parse_pci_address(addr, norm) == 0;
 				if (!have_addr || strcmp(o->addr, norm) != 0)
 					continue;
 				break;

@@ -11,12 +11,14 @@
 #include <check.h>
 
 Suite *suite_manager(void);
+Suite *suite_status(void);
 
 int main(void)
 {
 	SRunner *sr = srunner_create(suite_manager());
 	int failed;
 
+	srunner_add_suite(sr, suite_status());
 	srunner_run_all(sr, CK_ENV);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -9,14 +9,14 @@
 
 UNIT_DIR   := tests/unit
 UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
-	$(filter-out $(UNIT_DIR)/cksuite-manager.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
+	$(filter-out $(UNIT_DIR)/cksuite-manager.c $(UNIT_DIR)/cksuite-status.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
 # (the bus layer's: cksuite-bus.c fakes the manager_*() it calls; manager.c
 # is never linked here)
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
-	daemon/bus-util.c daemon/bus-polkit.c daemon/pci-names.c \
+	daemon/bus-util.c daemon/bus-polkit.c daemon/bus-status.c daemon/pci-names.c \
 	daemon/state-writer.c daemon/log.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
 UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
@@ -77,10 +77,14 @@ DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.
 	daemon/kernel-source.c daemon/udev-source.c \
 	daemon/kernel-ops.c daemon/addrmap.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
+	$(BUILD)/$(UNIT_DIR)/cksuite-status.o \
 	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
+	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS) tools/pcierrctl/ctl-bus.c) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS)) \
 	$(patsubst kernel/pcierr_shim/%.c,$(BUILD)/$(UNIT_DIR)/shim/%.o,$(UNIT_SHIM_SRCS))
 $(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
+# cksuite-status.c: pcierrctl's loaders against the real bus layer
+$(BUILD)/$(UNIT_DIR)/cksuite-status.o: UNIT_CFLAGS += -I$(CURDIR)/daemon -I$(CURDIR)/tools/pcierrctl
 
 $(DAEMON_UNIT_BIN): $(DAEMON_UNIT_OBJS) $(LIBPCIERR_A)
 	@mkdir -p $(@D)

@@ -499,6 +499,183 @@ int ctl_load_model(sd_bus *bus, struct ctl_model *ret, sd_bus_error *error)
 	return 0;
 }
 
+/* a string into *dst (a copy) */
+static int dup_into(char **dst, const char *s)
+{
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/* as: a NULL-terminated list, never NULL */
+static int read_strv(sd_bus_message *m, char ***dst)
+{
+	char **l = NULL;
+	int r;
+
+	r = sd_bus_message_read_strv(m, &l);
+	if (r < 0)
+		return r;
+	if (!l) {
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+	}
+	*dst = l;
+	return 0;
+}
+
+static int read_status_slot(sd_bus_message *m, struct ctl_slot *s)
+{
+	const char *address, *state, *step, *last_result, *last_message, *backend;
+	int stuck, disabled, r;
+
+	r = sd_bus_message_enter_container(m, 'r', "sasssbassttsbs");
+	if (r <= 0)
+		return r;
+	r = sd_bus_message_read_basic(m, 's', &address);
+	if (r >= 0)
+		r = dup_into(&s->address, address);
+	if (r >= 0)
+		r = read_strv(m, &s->reset_types);
+	if (r >= 0)
+		r = sd_bus_message_read(m, "ssb", &state, &step, &stuck);
+	if (r >= 0)
+		r = read_strv(m, &s->devices);
+	if (r >= 0)
+		r = sd_bus_message_read(m, "sttsbs", &last_result, &s->last_duration_usec,
+					&s->last_recovery_usec, &last_message, &disabled,
+					&backend);
+	if (r < 0)
+		return r;
+	s->stuck = stuck;
+	s->disabled = disabled;
+	if (dup_into(&s->state, state) < 0 || dup_into(&s->step, step) < 0 ||
+	    dup_into(&s->last_result, last_result) < 0 ||
+	    dup_into(&s->last_message, last_message) < 0 || dup_into(&s->backend, backend) < 0)
+		return -ENOMEM;
+	r = sd_bus_message_exit_container(m);
+	return r < 0 ? r : 1;
+}
+
+static int read_status_device(sd_bus_message *m, struct ctl_device *d)
+{
+	const char *address, *slot, *vendor_name, *device_name, *identity, *driver;
+	const char *state, *disabled_reason;
+	int disabled, r;
+
+	r = sd_bus_message_enter_container(m, 'r', "ssqqqqussssassuuutbs");
+	if (r <= 0)
+		return r;
+	r = sd_bus_message_read(m, "ssqqqqussss", &address, &slot, &d->vendor_id,
+				&d->device_id, &d->subsystem_vendor_id, &d->subsystem_id,
+				&d->class, &vendor_name, &device_name, &identity, &driver);
+	if (r >= 0)
+		r = read_strv(m, &d->handlers);
+	if (r >= 0)
+		r = sd_bus_message_read(m, "suuutbs", &state, &d->error_generation,
+					&d->freeze_count, &d->max_freezes, &d->last_error_usec,
+					&disabled, &disabled_reason);
+	if (r < 0)
+		return r;
+	d->disabled = disabled;
+	if (dup_into(&d->address, address) < 0 || dup_into(&d->slot, slot) < 0 ||
+	    dup_into(&d->vendor_name, vendor_name) < 0 ||
+	    dup_into(&d->device_name, device_name) < 0 ||
+	    dup_into(&d->identity, identity) < 0 || dup_into(&d->driver, driver) < 0 ||
+	    dup_into(&d->state, state) < 0 || dup_into(&d->disabled_reason, disabled_reason) < 0)
+		return -ENOMEM;
+	r = sd_bus_message_exit_container(m);
+	return r < 0 ? r : 1;
+}
+
+/* GetStatus's reply, a(sasssbassttsbs)a(ssqqqqusssssasuuutbs), into mo */
+static int read_status(sd_bus_message *reply, struct ctl_model *mo)
+{
+	size_t slots_alloc = 0, devices_alloc = 0;
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'a', "(sasssbassttsbs)");
+	if (r < 0)
+		return r;
+	for (;;) {
+		struct ctl_slot *s = grow(mo->slots, &slots_alloc, mo->n_slots, sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		mo->slots = s;
+		/* counted before reading: what a failure left is freed */
+		s = &mo->slots[mo->n_slots++];
+		r = read_status_slot(reply, s);
+		if (r <= 0) {
+			mo->n_slots--;
+			ctl_slot_done(s);
+			memset(s, 0, sizeof(*s));
+			if (r < 0)
+				return r;
+			break;
+		}
+	}
+	r = sd_bus_message_exit_container(reply);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_enter_container(reply, 'a', "(ssqqqqussssassuuutbs)");
+	if (r < 0)
+		return r;
+	for (;;) {
+		struct ctl_device *d = grow(mo->devices, &devices_alloc, mo->n_devices,
+					    sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		mo->devices = d;
+		d = &mo->devices[mo->n_devices++];
+		r = read_status_device(reply, d);
+		if (r <= 0) {
+			mo->n_devices--;
+			ctl_device_done(d);
+			memset(d, 0, sizeof(*d));
+			if (r < 0)
+				return r;
+			break;
+		}
+	}
+	return sd_bus_message_exit_container(reply);
+}
+
+int ctl_load_status(sd_bus *bus, struct ctl_model *ret, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct ctl_model m = {};
+	int r;
+
+	r = ctl_load_manager(bus, &m.manager, error);
+	if (r < 0)
+		return r;
+	r = sd_bus_call_method(bus, CTL_BUS_NAME, CTL_BUS_PATH, CTL_BUS_MANAGER_IFACE,
+			       "GetStatus", error, &reply, NULL);
+	if (r < 0) {
+		ctl_model_done(&m);
+		/* a pcierrd older than GetStatus: UnknownMethod from pcierrd,
+		 * or AccessDenied from the bus (its org.pcierr1.conf does not
+		 * let others call it; pcierrd itself never refuses it) */
+		if (!sd_bus_error_has_names(error, SD_BUS_ERROR_UNKNOWN_METHOD,
+					    SD_BUS_ERROR_ACCESS_DENIED))
+			return r;
+		sd_bus_error_free(error);
+		r = ctl_load_model(bus, ret, error);
+		return r < 0 ? r : 0;
+	}
+	r = read_status(reply, &m);
+	if (r < 0) {
+		ctl_model_done(&m);
+		return sd_bus_error_set_errnof(error, r, "Cannot read the status of pcierrd: %s",
+					       strerror(-r));
+	}
+	ctl_model_sort(&m);
+	*ret = m;
+	return 1;
+}
+
 int ctl_get_history(sd_bus *bus, uint64_t since_usec, const char *addr, uint32_t limit,
 		    struct ctl_history_entry **ret, size_t *ret_n, sd_bus_error *error)
 {

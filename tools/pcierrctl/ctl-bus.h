@@ -49,6 +49,11 @@ const char *ctl_bus_error_words(const sd_bus_error *error, int r,
  * sorted by address */
 int ctl_load_model(sd_bus *bus, struct ctl_model *ret, sd_bus_error *error);
 int ctl_load_manager(sd_bus *bus, struct ctl_manager *ret, sd_bus_error *error);
+/* The same model for status: the Manager (GetAll) and GetStatus, one
+ * reply of every slot and device (returns 1); from a pcierrd without
+ * GetStatus (UnknownMethod, or the bus's AccessDenied of its older
+ * policy), ctl_load_model() (returns 0) */
+int ctl_load_status(sd_bus *bus, struct ctl_model *ret, sd_bus_error *error);
 
 /* GetHistory(since, address or "", limit) */
 int ctl_get_history(sd_bus *bus, uint64_t since_usec, const char *addr, uint32_t limit,

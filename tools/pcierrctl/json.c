@@ -49,6 +49,15 @@ void json_escape(FILE *f, const char *s)
 	while (*p) {
 		size_t n;
 
+		/* a run of printable ASCII needs no escape: one write (a
+		 * call per character was most of status --json's time) */
+		for (n = 0; p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\'; n++)
+			;
+		if (n > 0) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
 		switch (*p) {
 		case '"':  fputs("\\\"", f); p++; continue;
 		case '\\': fputs("\\\\", f); p++; continue;

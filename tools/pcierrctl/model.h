@@ -2,7 +2,7 @@
 /*
  * What pcierrctl knows of pcierrd: the Manager's properties, every slot
  * and every device (docs/dbus.md), as plain data. ctl-bus.c fills it
- * from the bus (GetManagedObjects); output.c renders it; the unit tests
+ * from the bus (GetStatus, or GetManagedObjects); output.c renders it; the unit tests
  * build it by hand. Object paths are turned into addresses when read.
  */
 #ifndef PCIERRCTL_MODEL_H

@@ -109,6 +109,16 @@ static int load_model(sd_bus *bus, struct ctl_model *m)
 	return r;
 }
 
+static int load_status(sd_bus *bus, struct ctl_model *m)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	int r = ctl_load_status(bus, m, &error);
+
+	if (r < 0)
+		ctl_log_bus_error(&error, r, "read the slots and devices of pcierrd", NULL);
+	return r;
+}
+
 static int verb_status(int argc, char *argv[], sd_bus *bus)
 {
 	struct ctl_model m = {};
@@ -118,7 +128,7 @@ static int verb_status(int argc, char *argv[], sd_bus *bus)
 
 	if (argc > 1 && parse_address_arg(argv[1], addr) < 0)
 		return EXIT_FAILURE;
-	if (load_model(bus, &m) < 0)
+	if (load_status(bus, &m) < 0)
 		return EXIT_FAILURE;
 	if (argc > 1) {
 		s = ctl_model_find_slot_for(&m, addr);
