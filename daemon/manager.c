@@ -1013,6 +1013,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->resync_timer);
 	sd_event_source_disable_unref(m->refresh_source);
 	sd_event_source_disable_unref(m->metrics_source);
+	sd_event_source_disable_unref(m->bus_flush_source);
 	sd_event_source_disable_unref(m->sighup_source);
 	sd_event_source_unref(m->watchdog_source);
 	udev_source_stop(m);

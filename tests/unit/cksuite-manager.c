@@ -532,6 +532,172 @@ START_TEST(state_written_after)
 }
 END_TEST
 
+/*
+ * An event storm on a recovering PE (issue 11 point 10): every event is
+ * received and folded, the freeze count follows, but past the first fold
+ * no GET_PE, no ErrorDetected and no journal/history of its own; one
+ * history entry "N further freeze events folded" at the end.
+ */
+static unsigned int n_errors_heard, n_finished_heard;
+
+static void count_report(struct manager *mm, const struct recovery_report *r)
+{
+	if (r->type == REPORT_ERROR_DETECTED)
+		n_errors_heard++;
+	if (r->type == REPORT_FINISHED)
+		n_finished_heard++;
+}
+
+static const struct manager_observer counting = {
+	.report = count_report,
+};
+
+#define STORM_EVENTS	2000
+
+START_TEST(storm_folded_cheaply)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	unsigned int gets, dumps, cmds_before;
+	struct pcierr_state *st = NULL;
+	struct device *d;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	n_errors_heard = n_finished_heard = 0;
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->observer = &counting;
+	m->config.defaults.max_freezes = 100000;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert(recovery_busy(slot_a()));
+	ck_assert_uint_eq(n_errors_heard, 1);
+	gets = k->n_gets;
+	dumps = k->n_dumps;
+	cmds_before = (unsigned int)k->n_cmds;
+
+	for (int i = 0; i < STORM_EVENTS; i++)
+		fake_event(k, DEV_A, PCIERR_STATE_FROZEN);
+	run_idle();
+	while (m->counters.events_received < 1 + STORM_EVENTS)
+		ck_assert_int_ge(sd_event_run(m->event, 0), 0);
+
+	/* every event accounted for: received, and all but the first folded */
+	ck_assert_uint_eq(m->counters.events_received, 1 + STORM_EVENTS);
+	ck_assert_uint_eq(m->counters.events_folded, STORM_EVENTS);
+	ck_assert_uint_eq(m->counters.events_lost, 0);
+	ck_assert_uint_eq(slot_a()->folded, STORM_EVENTS);
+	/* at O(1): no GET_PE, no dump, no command for the folded ones */
+	ck_assert_uint_eq(k->n_gets, gets);
+	ck_assert_uint_eq(k->n_dumps, dumps);
+	ck_assert_uint_eq(k->n_cmds, cmds_before);
+	/* one ErrorDetected for the first re-freeze, none for the rest */
+	ck_assert_uint_eq(n_errors_heard, 2);
+	/* the policy still counts every freeze */
+	d = manager_find_device(m, DEV_A);
+	ck_assert_uint_eq(d->history.count, 1 + STORM_EVENTS);
+
+	while (fake_complete(k, PE_A))
+		run_idle();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(n_finished_heard, 1);
+	ck_assert_uint_eq(slot_a()->folded, 0);
+	ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
+	stop();
+
+	ck_assert_int_eq(pcierr_state_open(path, &st), 0);
+	{
+		struct pcierr_history_entry *h = NULL;
+		size_t n = 0, events = 0, folded = 0;
+		char want[128];
+
+		ck_assert_int_eq(pcierr_state_get_history(st, &(struct pcierr_history_filter) { 0 },
+							  &h, &n), 0);
+		snprintf(want, sizeof(want), "%d further freeze events folded into this recovery",
+			 STORM_EVENTS - 1);
+		for (size_t i = 0; i < n; i++) {
+			if (h[i].kind != PCIERR_HISTORY_EVENT)
+				continue;
+			events++;
+			if (strcmp(h[i].step, "folded") == 0) {
+				folded++;
+				ck_assert_str_eq(h[i].message, want);
+			}
+		}
+		/* the inject, the first re-freeze, the summary: not 2,001 rows */
+		ck_assert_uint_eq(events, 3);
+		ck_assert_uint_eq(folded, 1);
+		ck_assert_uint_lt(n, 20);
+		pcierr_history_free(h, n);
+	}
+	pcierr_state_close(st);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* A perm_failure during a recovery is never merely folded: it decides */
+START_TEST(storm_perm_failure_not_folded)
+{
+	start(30);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	fake_event(k, DEV_A, PCIERR_STATE_FROZEN);
+	fake_event(k, DEV_A, PCIERR_STATE_PERM_FAILURE);
+	run_idle();
+	ck_assert_uint_eq(m->counters.events_received, 3);
+	ck_assert_uint_eq(m->counters.events_folded, 1);
+	stop();
+}
+END_TEST
+
+/* issue 10: a normal PE whose devices have a raised error generation
+ * (errors recovered before pcierrd started) is healthy: the start's
+ * resync recovers nothing and counts nothing */
+START_TEST(resync_normal_pe_with_errors_is_healthy)
+{
+	struct pcierr_pe *pe;
+
+	k = fake_kernel_new();
+	pe = fake_add_pe(k, PE_A, 0x0001, 2);
+	fake_add_pe(k, PE_B, 0x0002, 1);
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		pe->devices[i].error_gen = 5;
+		pe->devices[i].state = PCIERR_STATE_NORMAL;
+	}
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	run_idle();
+	ck_assert_uint_eq(k->n_cmds, 0);
+	ck_assert(!recovery_busy(slot_a()));
+	ck_assert_uint_eq(m->counters.recoveries_started, 0);
+	ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 0);
+	/* and again on a later resync */
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	run_idle();
+	ck_assert_uint_eq(k->n_cmds, 0);
+	ck_assert_uint_eq(m->counters.recoveries_started, 0);
+	ck_assert(!m->resync_failed);
+	stop();
+}
+END_TEST
+
 START_TEST(config_state_section)
 {
 	struct pcierr_config c;
@@ -758,6 +924,9 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, state_written_after);
 	tcase_add_test(tc, state_load_sees_queued);
 	tcase_add_test(tc, config_state_section);
+	tcase_add_test(tc, storm_folded_cheaply);
+	tcase_add_test(tc, storm_perm_failure_not_folded);
+	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(sc, 300);
 	tcase_add_test(sc, scale_linear);
