@@ -167,6 +167,7 @@ struct manager {
 	sd_event_source *resync_timer;	/* a failed resync tried again */
 	pcierr_usec_t resync_backoff;	/* its next delay; 0: none failed */
 	bool resync_failed;		/* the latest resync failed */
+	uint64_t resync_last_usec;	/* CLOCK_MONOTONIC; 0: none yet */
 	sd_event_source *refresh_source;	/* deferred slot refreshes */
 	sd_event_source *reconnect_timer;
 

@@ -427,6 +427,13 @@ START_TEST(kernel_aer_without_end)
 }
 END_TEST
 
+static uint64_t resyncs_wanted;
+
+static bool resynced(void)
+{
+	return m->counters.resyncs >= resyncs_wanted;
+}
+
 START_TEST(udev_overrun_resyncs)
 {
 	uint64_t before;
@@ -434,8 +441,33 @@ START_TEST(udev_overrun_resyncs)
 	start(30);
 	before = m->counters.resyncs;
 	udev_source_overrun(m);
-	run_idle();
+	/* right after the start's resync: within the rate limit (200 ms) */
+	resyncs_wanted = before + 1;
+	ck_assert(run_until(resynced, 2000000));
 	ck_assert_uint_eq(m->counters.resyncs, before + 1);
+	stop();
+}
+END_TEST
+
+/* overflow after overflow (an event storm): the resyncs they ask for are
+ * rate-limited, none is lost, every loss is counted */
+START_TEST(overflow_storm_resyncs_bounded)
+{
+	uint64_t before, t0;
+
+	start(30);
+	before = m->counters.resyncs;
+	t0 = mono_usec();
+	for (int i = 0; i < 200; i++) {
+		fake_overflow(k, PCIERR_OVERFLOW_KERNEL);
+		run_idle();
+	}
+	resyncs_wanted = before + 1;
+	ck_assert(run_until(resynced, 2000000));
+	/* at most one per 200 ms (and the first at once) */
+	ck_assert_uint_le(m->counters.resyncs - before,
+			  2 + (mono_usec() - t0) / 200000);
+	ck_assert_uint_eq(m->counters.events_lost, 200 * 1);
 	stop();
 }
 END_TEST
@@ -925,6 +957,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, state_load_sees_queued);
 	tcase_add_test(tc, config_state_section);
 	tcase_add_test(tc, storm_folded_cheaply);
+	tcase_add_test(tc, overflow_storm_resyncs_bounded);
 	tcase_add_test(tc, storm_perm_failure_not_folded);
 	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	suite_add_tcase(s, tc);
