@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <sqlite3.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -730,6 +731,141 @@ START_TEST(resync_normal_pe_with_errors_is_healthy)
 }
 END_TEST
 
+/*
+ * GetHistory waits for the state writer (what is queued shows) without
+ * blocking the loop (issue 11 point 3): with the writer held up (another
+ * connection holds the database's write lock: a slow disk), a GetAll sent
+ * after the GetHistory is answered first; the GetHistory is answered once
+ * the writer is through, with the queued entry.
+ */
+struct hist_call {
+	bool done;
+	unsigned int order;
+	size_t entries;
+	bool found;
+};
+
+static unsigned int answers;
+
+static int on_history(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct hist_call *c = userdata;
+	const char *pe, *dev, *kind, *step, *result, *results, *message;
+	uint64_t t, dur;
+	int32_t err;
+
+	ck_assert_msg(!sd_bus_message_is_method_error(msg, NULL), "GetHistory failed: %s",
+		      sd_bus_message_get_error(msg) ? sd_bus_message_get_error(msg)->message : "?");
+	ck_assert_int_ge(sd_bus_message_enter_container(msg, 'a', "(tsssssstis)"), 0);
+	while (sd_bus_message_read(msg, "(tsssssstis)", &t, &pe, &dev, &kind, &step, &result,
+				   &results, &dur, &err, &message) > 0) {
+		c->entries++;
+		if (strcmp(message, "held up") == 0)
+			c->found = true;
+	}
+	c->done = true;
+	c->order = ++answers;
+	return 0;
+}
+
+static int on_getall(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct hist_call *c = userdata;
+
+	ck_assert(!sd_bus_message_is_method_error(msg, NULL));
+	c->done = true;
+	c->order = ++answers;
+	return 0;
+}
+
+START_TEST(history_waits_off_the_loop)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_history_entry e = {
+		.time_usec = 1, .pe = PE_A, .kind = PCIERR_HISTORY_EVENT,
+		.step = "", .result = "", .results = "", .message = "held up",
+	};
+	struct hist_call hist = { 0 }, all = { 0 };
+	sd_bus *server = NULL, *client = NULL;
+	sqlite3 *locker = NULL;
+	sd_id128_t id;
+	uint64_t t0;
+	int fds[2];
+
+	answers = 0;
+	/* a loaded machine must not reach the deadline */
+	bus_history_wait_usec = 30 * 1000000ULL;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
+	ck_assert_int_eq(sd_id128_randomize(&id), 0);
+	ck_assert_int_ge(sd_bus_new(&server), 0);
+	ck_assert_int_ge(sd_bus_set_fd(server, fds[0], fds[0]), 0);
+	ck_assert_int_ge(sd_bus_set_server(server, 1, id), 0);
+	ck_assert_int_ge(sd_bus_set_anonymous(server, 1), 0);
+	ck_assert_int_ge(sd_bus_start(server), 0);
+	ck_assert_int_ge(sd_bus_attach_event(server, m->event, 0), 0);
+	m->bus = server;
+	ck_assert_int_ge(bus_setup(m), 0);
+	ck_assert_int_ge(sd_bus_new(&client), 0);
+	ck_assert_int_ge(sd_bus_set_fd(client, fds[1], fds[1]), 0);
+	ck_assert_int_ge(sd_bus_set_anonymous(client, 1), 0);
+	ck_assert_int_ge(sd_bus_start(client), 0);
+	ck_assert_int_ge(sd_bus_attach_event(client, m->event, 0), 0);
+
+	/* the writer is held up: its commit waits for the lock */
+	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(state_writer_history(m->writer, &e), 0);
+
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  PCIERR_BUS_MANAGER_IFACE, "GetHistory",
+						  on_history, &hist, "tsu", (uint64_t)0, "", 10), 0);
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  "org.freedesktop.DBus.Properties", "GetAll",
+						  on_getall, &all, "s", PCIERR_BUS_MANAGER_IFACE), 0);
+	t0 = mono_usec();
+	while (!all.done && mono_usec() - t0 < 5000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	/* the loop went on: GetAll answered, GetHistory still waiting */
+	ck_assert(all.done);
+	ck_assert(!hist.done);
+	ck_assert_uint_eq(all.order, 1);
+
+	/* the writer gets through: GetHistory answers, with the entry */
+	ck_assert_int_eq(sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(locker);
+	t0 = mono_usec();
+	while (!hist.done && mono_usec() - t0 < 5000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	ck_assert(hist.done);
+	ck_assert_uint_eq(hist.order, 2);
+	ck_assert(hist.found);
+
+	bus_manager_flush();
+	sd_bus_flush_close_unref(client);
+	m->bus = NULL;
+	sd_bus_flush_close_unref(server);
+	stop();
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(config_state_section)
 {
 	struct pcierr_config c;
@@ -958,6 +1094,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, config_state_section);
 	tcase_add_test(tc, storm_folded_cheaply);
 	tcase_add_test(tc, overflow_storm_resyncs_bounded);
+	tcase_add_test(tc, history_waits_off_the_loop);
 	tcase_add_test(tc, storm_perm_failure_not_folded);
 	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	suite_add_tcase(s, tc);
