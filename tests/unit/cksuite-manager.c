@@ -778,34 +778,12 @@ static int on_getall(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	return 0;
 }
 
-START_TEST(history_waits_off_the_loop)
+/* the manager's bus on one end of a socket pair, a client on the other */
+static void bus_pair(sd_bus **ret_server, sd_bus **ret_client)
 {
-	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
-	struct pcierr_history_entry e = {
-		.time_usec = 1, .pe = PE_A, .kind = PCIERR_HISTORY_EVENT,
-		.step = "", .result = "", .results = "", .message = "held up",
-	};
-	struct hist_call hist = { 0 }, all = { 0 };
 	sd_bus *server = NULL, *client = NULL;
-	sqlite3 *locker = NULL;
 	sd_id128_t id;
-	uint64_t t0;
 	int fds[2];
-
-	answers = 0;
-	/* a loaded machine must not reach the deadline */
-	bus_history_wait_usec = 30 * 1000000ULL;
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.db", dir);
-	k = fake_kernel_new();
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	ck_assert_int_eq(manager_new(&m), 0);
-	m->kops = &fake_kernel_ops;
-	m->no_udev = true;
-	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
-	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
-	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
 	ck_assert_int_eq(sd_id128_randomize(&id), 0);
@@ -822,6 +800,95 @@ START_TEST(history_waits_off_the_loop)
 	ck_assert_int_ge(sd_bus_set_anonymous(client, 1), 0);
 	ck_assert_int_ge(sd_bus_start(client), 0);
 	ck_assert_int_ge(sd_bus_attach_event(client, m->event, 0), 0);
+	*ret_server = server;
+	*ret_client = client;
+}
+
+/* Manager.ResyncFailed (issue 10 M4): set, announced, cleared by the retry */
+static unsigned int resync_failed_signals;
+static int last_resync_failed = -1;
+
+static int on_mgr_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	const char *iface, *name;
+
+	ck_assert_int_ge(sd_bus_message_read(msg, "s", &iface), 0);
+	ck_assert_int_ge(sd_bus_message_enter_container(msg, 'a', "{sv}"), 0);
+	while (sd_bus_message_enter_container(msg, 'e', "sv") > 0) {
+		ck_assert_int_ge(sd_bus_message_read(msg, "s", &name), 0);
+		if (strcmp(name, "ResyncFailed") == 0) {
+			int b;
+
+			ck_assert_int_ge(sd_bus_message_read(msg, "v", "b", &b), 0);
+			resync_failed_signals++;
+			last_resync_failed = b;
+		} else
+			ck_assert_int_ge(sd_bus_message_skip(msg, "v"), 0);
+		ck_assert_int_ge(sd_bus_message_exit_container(msg), 0);
+	}
+	return 0;
+}
+
+static bool resync_failed_heard(void)
+{
+	return last_resync_failed == 1;
+}
+
+static bool resync_ok_heard(void)
+{
+	return last_resync_failed == 0 && !m->resync_failed;
+}
+
+START_TEST(resync_failed_on_the_bus)
+{
+	sd_bus *server, *client;
+
+	start(30);
+	bus_pair(&server, &client);
+	ck_assert_int_ge(sd_bus_match_signal(client, NULL, NULL, PCIERR_BUS_PATH,
+					     "org.freedesktop.DBus.Properties", "PropertiesChanged",
+					     on_mgr_changed, NULL), 0);
+	k->fail_dumps = 2;
+	ck_assert_int_eq(manager_resync(m, "test"), -EAGAIN);
+	ck_assert(run_until(resync_failed_heard, 2000000));
+	ck_assert(m->resync_failed);
+	/* retried after 1 s and 2 s; the second works */
+	ck_assert(run_until(resync_ok_heard, 6000000));
+	ck_assert_int_ge(resync_failed_signals, 2);
+	sd_bus_flush_close_unref(client);
+	m->bus = NULL;
+	sd_bus_flush_close_unref(server);
+	stop();
+}
+END_TEST
+
+START_TEST(history_waits_off_the_loop)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_history_entry e = {
+		.time_usec = 1, .pe = PE_A, .kind = PCIERR_HISTORY_EVENT,
+		.step = "", .result = "", .results = "", .message = "held up",
+	};
+	struct hist_call hist = { 0 }, all = { 0 };
+	sd_bus *server = NULL, *client = NULL;
+	sqlite3 *locker = NULL;
+	uint64_t t0;
+
+	answers = 0;
+	/* a loaded machine must not reach the deadline */
+	bus_history_wait_usec = 30 * 1000000ULL;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	bus_pair(&server, &client);
 
 	/* the writer is held up: its commit waits for the lock */
 	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
@@ -1095,6 +1162,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, storm_folded_cheaply);
 	tcase_add_test(tc, overflow_storm_resyncs_bounded);
 	tcase_add_test(tc, history_waits_off_the_loop);
+	tcase_add_test(tc, resync_failed_on_the_bus);
 	tcase_add_test(tc, storm_perm_failure_not_folded);
 	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	suite_add_tcase(s, tc);
