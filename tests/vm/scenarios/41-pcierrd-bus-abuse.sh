@@ -81,6 +81,13 @@ ok "uid 65534: malformed calls answered as they must: $(printf '%s\n' "$out" | g
 echo "figure busabuse_nobody $(printf '%s\n' "$out" | grep '^summary')"
 [ "$PD_PID" = "$pid0" ] && pcierrd_running || fail "pcierrd is gone"
 
+# pcierrctl status on a quiet guest, for reference
+timed_status
+timed_status
+echo "figure busabuse_status_idle_ms $st_ms"
+max_status_ms=0
+all_status_ms=
+
 # a subscriber that never reads, for the rest of the scenario
 echo "+ as_nobody $BA stall 600 &"
 as_nobody "$BA" stall 600 > "$TMP/stall.out" 2>&1 &
