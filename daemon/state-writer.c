@@ -359,11 +359,41 @@ static struct job *job_new(enum job_type type, const char *key)
 	return j;
 }
 
+/*
+ * A freeze record that supersedes one still queued (not yet taken by the
+ * worker) for the same key, with no other write of that key after it, takes
+ * that job's place: an event storm folded into a recovery saves each
+ * device's count once per batch, not once per event (issue 11 point 10).
+ * What is committed in the end, and what state_writer_load() sees, is the
+ * same. Under the lock.
+ */
+static bool coalesce_freeze(struct state_writer *w, const char *key,
+			    const struct pcierr_freeze_record *rec)
+{
+	struct job *last = NULL;
+
+	for (struct job *j = w->head; j; j = j->next)
+		if (j->type != JOB_HISTORY && strcmp(j->key, key) == 0)
+			last = j;
+	if (!last || last->type != JOB_SAVE_FREEZE)
+		return false;
+	last->rec = *rec;
+	w->stats.coalesced++;
+	return true;
+}
+
 int state_writer_save_freeze(struct state_writer *w, const char *key,
 			     const struct pcierr_freeze_record *rec)
 {
-	struct job *j = job_new(JOB_SAVE_FREEZE, key);
+	struct job *j;
+	bool merged;
 
+	pthread_mutex_lock(&w->lock);
+	merged = coalesce_freeze(w, key, rec);
+	pthread_mutex_unlock(&w->lock);
+	if (merged)
+		return 0;
+	j = job_new(JOB_SAVE_FREEZE, key);
 	if (!j)
 		return -ENOMEM;
 	j->rec = *rec;

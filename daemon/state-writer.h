@@ -41,6 +41,7 @@ struct state_writer_stats {
 	uint64_t failed;		/* writes lost to errors */
 	uint64_t batches;		/* transactions */
 	uint64_t pruned;		/* history entries deleted by retention */
+	uint64_t coalesced;		/* freeze records that replaced a queued one */
 };
 
 /*

@@ -933,6 +933,66 @@ START_TEST(history_waits_off_the_loop)
 }
 END_TEST
 
+/* freeze records queued behind a busy writer take each other's place
+ * (an event storm): one write per key per batch, the last one wins, and
+ * no other write of the key is overtaken */
+START_TEST(state_freeze_saves_coalesce)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_freeze_record rec = { .first_usec = 10, .error_gen = 1 };
+	struct state_writer *w = NULL;
+	struct state_writer_stats stats;
+	struct pcierr_state *st = NULL;
+	struct pcierr_disabled dis;
+	sqlite3 *locker = NULL;
+	bool disabled;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	ck_assert_int_eq(pcierr_state_open(path, &st), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &w), 0);
+	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	for (unsigned int i = 1; i <= 1000; i++) {
+		rec.count = i;
+		rec.last_usec = 10 + i;
+		ck_assert_int_eq(state_writer_save_freeze(w, "k", &rec), 0);
+		ck_assert_int_eq(state_writer_save_freeze(w, "j", &rec), 0);
+	}
+	/* a disable of k after them: a later save must not jump it */
+	ck_assert_int_eq(state_writer_disable(w, "k", PCIERR_REASON_TOO_MANY_FREEZES,
+					      "too many", 30, "0000:00:10.0", "0000:01:00.0"), 0);
+	rec.count = 1001;
+	ck_assert_int_eq(state_writer_save_freeze(w, "k", &rec), 0);
+	ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
+	ck_assert_uint_eq(rec.count, 1001);
+	ck_assert(disabled);
+	state_writer_get_stats(w, &stats);
+	/* at most the first of each key went to the worker before the lock
+	 * held it; the rest merged */
+	ck_assert_uint_ge(stats.coalesced, 2 * 1000 - 4);
+	ck_assert_uint_le(stats.queued, 6);
+	ck_assert_int_eq(sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(locker);
+	ck_assert_int_eq(state_writer_flush(w, 10000000), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(st, "k", &rec), 1);
+	ck_assert_uint_eq(rec.count, 1001);
+	ck_assert_int_eq(pcierr_state_load_freeze(st, "j", &rec), 1);
+	ck_assert_uint_eq(rec.count, 1000);
+	ck_assert_uint_eq(rec.last_usec, 1010);
+	state_writer_get_stats(w, &stats);
+	ck_assert_uint_eq(stats.failed, 0);
+	state_writer_free(w);
+	pcierr_state_close(st);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(config_state_section)
 {
 	struct pcierr_config c;
@@ -1163,6 +1223,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, overflow_storm_resyncs_bounded);
 	tcase_add_test(tc, history_waits_off_the_loop);
 	tcase_add_test(tc, resync_failed_on_the_bus);
+	tcase_add_test(tc, state_freeze_saves_coalesce);
 	tcase_add_test(tc, storm_perm_failure_not_folded);
 	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	suite_add_tcase(s, tc);
