@@ -49,6 +49,7 @@ freeze_counts() {
 }
 # status_ms: `pcierrctl status` as uid 65534, its guest time in ms ($st_ms)
 max_status_ms=0
+all_status_ms=
 timed_status() {
 	_t0=$(now_ns)
 	as_nobody timeout 20 "$CTL" status > "$TMP/status.out" 2>&1 ||
@@ -86,6 +87,7 @@ timed_status
 timed_status
 echo "figure busabuse_status_idle_ms $st_ms"
 max_status_ms=0
+all_status_ms=
 all_status_ms=
 
 # a subscriber that never reads, for the rest of the scenario
