@@ -88,7 +88,6 @@ timed_status
 echo "figure busabuse_status_idle_ms $st_ms"
 max_status_ms=0
 all_status_ms=
-all_status_ms=
 
 # a subscriber that never reads, for the rest of the scenario
 echo "+ as_nobody $BA stall 600 &"
@@ -102,6 +101,11 @@ ok "a subscriber (uid 65534) that never reads is connected"
 cpu_pd0=$(cpu_ticks "$PD_PID")
 cpu_db0=$(cpu_ticks "$(dbus_pid)")
 busy0=$(busy_ticks)
+# pcierrd's own answer time (the calls of `pcierrctl status` on one
+# connection, every 200 ms), apart from a process start: a figure
+as_nobody "$BA" probe 600 > "$TMP/probe.out" 2>&1 &
+PROBE=$!
+BG_PIDS="$BG_PIDS $PROBE"
 echo "+ as_nobody $BA loop $LOOP &"
 as_nobody "$BA" loop "$LOOP" > "$TMP/loop.out" 2>&1 &
 LPID=$!
@@ -125,6 +129,10 @@ wait "$LPID"
 lrc=$?
 sed 's/^/  | /' "$TMP/loop.out"
 [ "$lrc" = 0 ] || fail "bus-abuse loop $LOOP exited $lrc"
+kill -TERM "$PROBE" 2>/dev/null
+wait "$PROBE" || :
+echo "figure busabuse_probe $(grep '^probe ' "$TMP/probe.out")"
+grep -q VIOLATION "$TMP/probe.out" && fail "the probe's calls failed: $(cat "$TMP/probe.out")"
 echo "figure busabuse_cpu ticks_per_s=$(getconf CLK_TCK) pcierrd=$(( $(cpu_ticks "$PD_PID") - cpu_pd0 )) dbus_daemon=$(( $(cpu_ticks "$(dbus_pid)") - cpu_db0 )) guest_busy=$(( $(busy_ticks) - busy0 ))"
 loopline=$(grep '^loop ' "$TMP/loop.out")
 ok "uid 65534: $LOOP read calls: $loopline"

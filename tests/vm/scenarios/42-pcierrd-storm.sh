@@ -75,6 +75,10 @@ echo "+ timed pcierrctl status loop &"
 STPID=$!
 BG_PIDS="$BG_PIDS $STPID"
 
+# pcierrd's own answer time apart from a process start (bus-abuse probe)
+"$BUILD/bus-abuse" probe 600 > "$TMP/probe.out" 2>&1 &
+PROBE=$!
+BG_PIDS="$BG_PIDS $PROBE"
 cpu_pd0=$(cpu_ticks "$PD_PID")
 cpu_db0=$(cpu_ticks "$(dbus_pid)")
 busy0=$(busy_ticks)
@@ -98,6 +102,10 @@ wait_until 120 shim_settled ||
 wait_until 180 both_normal || fail "the slots did not both end normal and idle"
 ok "both slots recovered ($(( $(ms_between "$t0" "$(now_ns)") )) ms after the storm began)"
 
+kill -TERM "$PROBE" 2>/dev/null
+wait "$PROBE" || :
+echo "figure storm_probe $(grep '^probe ' "$TMP/probe.out")"
+grep -q VIOLATION "$TMP/probe.out" && fail "the probe's calls failed: $(cat "$TMP/probe.out")"
 echo "figure storm_cpu ticks_per_s=$(getconf CLK_TCK) pcierrd=$(( $(cpu_ticks "$PD_PID") - cpu_pd0 )) dbus_daemon=$(( $(cpu_ticks "$(dbus_pid)") - cpu_db0 )) guest_busy=$(( $(busy_ticks) - busy0 ))"
 kill "$STPID" 2>/dev/null
 wait "$STPID" 2>/dev/null
