@@ -400,10 +400,10 @@ static void emit_started(struct slot *s)
 	struct manager *m = s->manager;
 	const char *mode = mode_name(&s->rec);
 
-	s->folded = 0;
 	bool fallback = s->rec.phase != PCIERR_PHASE_KERNEL &&
 			s->rec.mode != PCIERR_MODE_CALLBACKS;
 
+	s->folded = 0;
 	s->mode = mode;
 	/* the counters change before they are announced (review M9) */
 	m->counters.recoveries_started++;
