@@ -516,6 +516,19 @@ START_TEST(state_load_sees_queued)
 }
 END_TEST
 
+/* a test's state directory and its database files */
+static void state_dir_remove(const char *dir)
+{
+	static const char *const files[] = { "state.db", "state.db-wal", "state.db-shm" };
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 START_TEST(state_written_after)
 {
 	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
@@ -556,12 +569,7 @@ START_TEST(state_written_after)
 		pcierr_history_free(h, n);
 	}
 	pcierr_state_close(st);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
-	unlink(path);
-	rmdir(dir);
+	state_dir_remove(dir);
 }
 END_TEST
 
@@ -672,12 +680,7 @@ START_TEST(storm_folded_cheaply)
 		pcierr_history_free(h, n);
 	}
 	pcierr_state_close(st);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
-	unlink(path);
-	rmdir(dir);
+	state_dir_remove(dir);
 }
 END_TEST
 
@@ -924,12 +927,7 @@ START_TEST(history_waits_off_the_loop)
 	m->bus = NULL;
 	sd_bus_flush_close_unref(server);
 	stop();
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
-	unlink(path);
-	rmdir(dir);
+	state_dir_remove(dir);
 }
 END_TEST
 
@@ -984,12 +982,7 @@ START_TEST(state_freeze_saves_coalesce)
 	ck_assert_uint_eq(stats.failed, 0);
 	state_writer_free(w);
 	pcierr_state_close(st);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
-	unlink(path);
-	rmdir(dir);
+	state_dir_remove(dir);
 }
 END_TEST
 
