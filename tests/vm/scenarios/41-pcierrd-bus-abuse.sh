@@ -103,7 +103,10 @@ cpu_db0=$(cpu_ticks "$(dbus_pid)")
 busy0=$(busy_ticks)
 # pcierrd's own answer time (the calls of `pcierrctl status` on one
 # connection, every 200 ms), apart from a process start: a figure
-as_nobody "$BA" probe 600 > "$TMP/probe.out" 2>&1 &
+# (setpriv itself, not the as_nobody function: $! must be the probe's
+# process for its SIGTERM)
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+	"$BA" probe 600 > "$TMP/probe.out" 2>&1 &
 PROBE=$!
 BG_PIDS="$BG_PIDS $PROBE"
 echo "+ as_nobody $BA loop $LOOP &"
