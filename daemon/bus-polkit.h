@@ -50,4 +50,7 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action,
 /* Forget every pending question (their replies are never sent) */
 void bus_polkit_flush(void);
 
+/* CheckAuthorization calls sent (tests) */
+extern unsigned int bus_polkit_asked;
+
 #endif /* PCIERRD_BUS_POLKIT_H */

@@ -41,6 +41,12 @@
  * does not request the name. */
 int bus_setup(struct manager *m);
 
+/* Drop what the bus side holds (GetHistory calls waiting for the state
+ * writer); before the loop and the bus go */
+void bus_manager_flush(void);
+/* how long GetHistory waits for the state writer at most (tests set it) */
+extern uint64_t bus_history_wait_usec;
+
 /* Request PCIERR_BUS_NAME (after bus_setup and the first resync) */
 int bus_request_name(struct manager *m);
 

@@ -60,11 +60,30 @@ static bool test_drop_recover(const struct pcierr_recover_done *d)
 	return true;
 }
 
+/* under a storm the shim overflows again and again: one warning a second
+ * at most, with what was lost meanwhile (EventsLost counts them all) */
+#define LOST_LOG_INTERVAL_USEC	(1 * PCIERR_USEC_PER_SEC)
+
 static void count_lost(struct manager *m, uint64_t lost, const char *why)
 {
+	static pcierr_usec_t logged;
+	static uint64_t unlogged, unlogged_times;
+	pcierr_usec_t now = now_monotonic_usec();
+
 	m->counters.events_lost += lost;
-	log_warning("Lost %llu kernel event(s) (%s); resynchronising.",
-		    (unsigned long long)lost, why);
+	unlogged += lost;
+	unlogged_times++;
+	if (logged == 0 || now - logged >= LOST_LOG_INTERVAL_USEC) {
+		if (unlogged_times > 1)
+			log_warning("Lost %llu kernel event(s) in %llu overruns since the last warning (last: %s); resynchronising.",
+				    (unsigned long long)unlogged,
+				    (unsigned long long)unlogged_times, why);
+		else
+			log_warning("Lost %llu kernel event(s) (%s); resynchronising.",
+				    (unsigned long long)lost, why);
+		logged = now;
+		unlogged = unlogged_times = 0;
+	}
 	manager_schedule_resync(m, why);
 }
 

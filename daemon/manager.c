@@ -26,6 +26,8 @@
 /* a failed resync is tried again after 1 s, 2 s, 4 s ... at most 60 s */
 #define RESYNC_RETRY_MIN_USEC	(1 * PCIERR_USEC_PER_SEC)
 #define RESYNC_RETRY_MAX_USEC	(60 * PCIERR_USEC_PER_SEC)
+/* resyncs asked for by lost events: at most one per 200 ms */
+#define RESYNC_MIN_INTERVAL_USEC	(200 * 1000)
 
 pcierr_usec_t now_realtime_usec(void)
 {
@@ -607,7 +609,10 @@ static int resync(struct manager *m, const char *why)
 
 int manager_resync(struct manager *m, const char *why)
 {
-	int r = resync(m, why);
+	int r;
+
+	m->resync_last_usec = now_monotonic_usec();
+	r = resync(m, why);
 
 	if (r < 0 && r != -ENOTCONN) {
 		m->resync_failed = true;
@@ -627,7 +632,7 @@ static int on_resync(sd_event_source *es, void *userdata)
 {
 	struct manager *m = userdata;
 
-	m->resync_source = sd_event_source_unref(m->resync_source);
+	m->resync_source = sd_event_source_disable_unref(m->resync_source);
 	manager_resync(m, "events lost");
 	return 0;
 }
@@ -661,13 +666,31 @@ static void resync_retry(struct manager *m, const char *why)
 		    (unsigned long long)(m->resync_backoff / PCIERR_USEC_PER_SEC));
 }
 
+static int on_resync_due(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	return on_resync(es, userdata);
+}
+
+/*
+ * At most one resync per RESYNC_MIN_INTERVAL_USEC: under an event storm
+ * the shim's queue overflows again and again, and each OVERFLOW asks for
+ * a resync (a dump of every PE); one soon after the last covers them all
+ * (issue 11 point 10). The first after a quiet time runs at once.
+ */
 void manager_schedule_resync(struct manager *m, const char *why)
 {
+	uint64_t now, due;
 	int r;
 
 	if (m->resync_source)
 		return;
-	r = sd_event_add_defer(m->event, &m->resync_source, on_resync, m);
+	now = now_monotonic_usec();
+	due = m->resync_last_usec + RESYNC_MIN_INTERVAL_USEC;
+	if (m->resync_last_usec != 0 && now < due)
+		r = sd_event_add_time(m->event, &m->resync_source, CLOCK_MONOTONIC, due, 1000,
+				      on_resync_due, m);
+	else
+		r = sd_event_add_defer(m->event, &m->resync_source, on_resync, m);
 	if (r < 0) {
 		log_error_errno(r, "Failed to schedule a resync (%s): %m", why);
 		resync_retry(m, why);
@@ -1013,6 +1036,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->resync_timer);
 	sd_event_source_disable_unref(m->refresh_source);
 	sd_event_source_disable_unref(m->metrics_source);
+	sd_event_source_disable_unref(m->bus_flush_source);
 	sd_event_source_disable_unref(m->sighup_source);
 	sd_event_source_unref(m->watchdog_source);
 	udev_source_stop(m);

@@ -67,6 +67,7 @@ struct device {
 	pcierr_usec_t last_error_usec;	/* wall clock; 0: never */
 
 	bool announced;			/* InterfacesAdded sent */
+	bool bus_dirty;			/* a PropertiesChanged is due (bus-manager.c) */
 };
 
 /* What a slot's recovery looks like from outside (D-Bus, pcierrctl) */
@@ -122,11 +123,20 @@ struct slot {
 	bool announced;			/* InterfacesAdded sent */
 	bool seen;			/* mark-and-sweep during a resync */
 	bool refresh_pending;		/* a deferred refresh is asked for */
+	bool bus_dirty;			/* a PropertiesChanged is due (bus-manager.c) */
+	/* freeze events folded into the recovery under way, not yet
+	 * written to the history (one "N further" entry at its end) */
+	uint64_t folded;
 };
 
 struct manager_counters {
 	uint64_t events_received;
 	uint64_t events_lost;
+	/* events for a PE already recovering, folded into that recovery
+	 * (a counter, no refresh, no signal, no history row of their own):
+	 * every event received is processed or folded; every one the kernel
+	 * could not deliver is in events_lost */
+	uint64_t events_folded;
 	uint64_t recoveries_started;
 	uint64_t recoveries_succeeded;
 	uint64_t recoveries_failed;
@@ -157,6 +167,7 @@ struct manager {
 	sd_event_source *resync_timer;	/* a failed resync tried again */
 	pcierr_usec_t resync_backoff;	/* its next delay; 0: none failed */
 	bool resync_failed;		/* the latest resync failed */
+	uint64_t resync_last_usec;	/* CLOCK_MONOTONIC; 0: none yet */
 	sd_event_source *refresh_source;	/* deferred slot refreshes */
 	sd_event_source *reconnect_timer;
 
@@ -177,6 +188,10 @@ struct manager {
 
 	struct manager_counters counters;
 	sd_event_source *metrics_source;	/* deferred metrics write */
+	/* coalesced PropertiesChanged (bus-manager.c) */
+	sd_event_source *bus_flush_source;
+	bool bus_manager_dirty, bus_objects_dirty;
+	uint64_t bus_flushed_usec;	/* CLOCK_MONOTONIC */
 	sd_event_source *watchdog_source;
 	sd_event_source *sighup_source;
 };

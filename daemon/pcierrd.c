@@ -283,6 +283,7 @@ static int run(int argc, char *argv[])
 	sd_notify(false, "STOPPING=1\nSTATUS=Shutting down.");
 	/* polkit checks still pending: dropped before the bus closes */
 	bus_polkit_flush();
+	bus_manager_flush();
 	if (r < 0) {
 		log_error_errno(r, "Event loop failed: %m");
 		return 1;

@@ -131,6 +131,8 @@ static void history(struct slot *s, const char *device, enum pcierr_history_kind
 		log_warning_errno(r, "Failed to record history of %s: %m", s->addr);
 }
 
+static void folded_summary(struct slot *s);
+
 /* ---------------------------------------------------------------------- */
 /* Timers */
 
@@ -401,6 +403,7 @@ static void emit_started(struct slot *s)
 	bool fallback = s->rec.phase != PCIERR_PHASE_KERNEL &&
 			s->rec.mode != PCIERR_MODE_CALLBACKS;
 
+	s->folded = 0;
 	s->mode = mode;
 	/* the counters change before they are announced (review M9) */
 	m->counters.recoveries_started++;
@@ -467,6 +470,7 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 	s->status.last_finished_usec = now_realtime_usec();
 	snprintf(duration, sizeof(duration), "DURATION_USEC=%llu",
 		 (unsigned long long)out->duration_usec);
+	folded_summary(s);
 
 	if (out->recovered) {
 		const char *extra[] = { duration, NULL };
@@ -588,7 +592,10 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			log_notice("Slot %s: Recover=no: the freeze is recorded, nothing done.", s->addr);
 			break;
 		case PCIERR_REASON_FOLDED:
-			log_info("Slot %s: froze again during its recovery; folded in.", s->addr);
+			/* the first one; the rest are counted (folded_summary) */
+			if (s->folded <= 1)
+				log_info("Slot %s: froze again during its recovery; folded in.",
+					 s->addr);
 			break;
 		default:
 			break;
@@ -828,6 +835,36 @@ struct event_news {
 	const char *source;
 };
 
+/*
+ * A freeze of a PE that is recovering (issue 11 point 10): the policy
+ * counts it (freeze count, escalation) as always, but past the first one
+ * it costs no journal entry, signal or history row of its own, and no
+ * refresh: a counter (EventsFolded, s->folded) and one history entry
+ * "N further freeze events folded" when the recovery ends.
+ */
+static void event_fanout(struct slot *s, void *userdata);
+
+static void folded_fanout(struct slot *s, void *userdata)
+{
+	s->manager->counters.events_folded++;
+	if (++s->folded == 1)
+		event_fanout(s, userdata);
+}
+
+static void folded_summary(struct slot *s)
+{
+	char message[128];
+
+	if (s->folded > 1) {
+		snprintf(message, sizeof(message),
+			 "%" PRIu64 " further freeze events folded into this recovery",
+			 s->folded - 1);
+		log_info("Slot %s: %s.", s->addr, message);
+		history(s, NULL, PCIERR_HISTORY_EVENT, "folded", "", "", 0, 0, message, NULL);
+	}
+	s->folded = 0;
+}
+
 static void event_fanout(struct slot *s, void *userdata)
 {
 	const struct event_news *n = userdata;
@@ -949,6 +986,13 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 		s->state = PCIERR_PE_STATE_FROZEN;
 	ev.slot_empty = e->state == PCIERR_STATE_PERM_FAILURE && slot_empty(s, e->dev);
 
+	/* folded into the recovery under way: O(1), no refresh (the event
+	 * says the state; the recovery's end refreshes) */
+	if (s->rec.phase != PCIERR_PHASE_IDLE && ev.freeze_kind == PCIERR_FREEZE_DETECTED &&
+	    e->state != PCIERR_STATE_PERM_FAILURE) {
+		feed_then(s, &ev, folded_fanout, &news);
+		return;
+	}
 	feed_then(s, &ev, event_fanout, &news);
 	s = manager_find_slot(m, e->pe);
 	if (s)

@@ -2,6 +2,7 @@
 /* pcierrd: the state writer thread (state-writer.h) */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <signal.h>
@@ -49,6 +50,7 @@ struct state_writer {
 	uint64_t seq_done;		/* jobs finished ever */
 	bool stop;
 	struct state_writer_stats stats;
+	int efd;			/* written after each batch */
 
 	struct pcierr_state *db;	/* the worker's connection */
 	uint64_t history_max, history_max_age_usec;
@@ -196,6 +198,8 @@ static void *worker(void *userdata)
 		if (pruned > 0)
 			w->stats.pruned += (uint64_t)pruned;
 		pthread_cond_broadcast(&w->done);
+		/* the loop hears it without waiting (state_writer_fd) */
+		(void)eventfd_write(w->efd, 1);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -211,12 +215,19 @@ int state_writer_new(const char *path, uint64_t history_max,
 	if (!w)
 		return -ENOMEM;
 	w->tail = &w->head;
+	w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->efd < 0) {
+		r = -errno;
+		free(w);
+		return r;
+	}
 	w->history_max = history_max;
 	w->history_max_age_usec = history_max_age_usec;
 	/* prune once soon after the start */
 	w->since_prune = PRUNE_EVERY;
 	r = pcierr_state_open(path, &w->db);
 	if (r < 0) {
+		close(w->efd);
 		free(w);
 		return r;
 	}
@@ -238,6 +249,7 @@ int state_writer_new(const char *path, uint64_t history_max,
 		pthread_mutex_destroy(&w->lock);
 		pthread_cond_destroy(&w->work);
 		pthread_cond_destroy(&w->done);
+		close(w->efd);
 		free(w);
 		return r;
 	}
@@ -258,6 +270,7 @@ struct state_writer *state_writer_free(struct state_writer *w)
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->work);
 	pthread_cond_destroy(&w->done);
+	close(w->efd);
 	free(w);
 	return NULL;
 }
@@ -346,11 +359,41 @@ static struct job *job_new(enum job_type type, const char *key)
 	return j;
 }
 
+/*
+ * A freeze record that supersedes one still queued (not yet taken by the
+ * worker) for the same key, with no other write of that key after it, takes
+ * that job's place: an event storm folded into a recovery saves each
+ * device's count once per batch, not once per event (issue 11 point 10).
+ * What is committed in the end, and what state_writer_load() sees, is the
+ * same. Under the lock.
+ */
+static bool coalesce_freeze(struct state_writer *w, const char *key,
+			    const struct pcierr_freeze_record *rec)
+{
+	struct job *last = NULL;
+
+	for (struct job *j = w->head; j; j = j->next)
+		if (j->type != JOB_HISTORY && strcmp(j->key, key) == 0)
+			last = j;
+	if (!last || last->type != JOB_SAVE_FREEZE)
+		return false;
+	last->rec = *rec;
+	w->stats.coalesced++;
+	return true;
+}
+
 int state_writer_save_freeze(struct state_writer *w, const char *key,
 			     const struct pcierr_freeze_record *rec)
 {
-	struct job *j = job_new(JOB_SAVE_FREEZE, key);
+	struct job *j;
+	bool merged;
 
+	pthread_mutex_lock(&w->lock);
+	merged = coalesce_freeze(w, key, rec);
+	pthread_mutex_unlock(&w->lock);
+	if (merged)
+		return 0;
+	j = job_new(JOB_SAVE_FREEZE, key);
 	if (!j)
 		return -ENOMEM;
 	j->rec = *rec;
@@ -453,4 +496,29 @@ void state_writer_get_stats(struct state_writer *w, struct state_writer_stats *r
 	pthread_mutex_lock(&w->lock);
 	*ret = w->stats;
 	pthread_mutex_unlock(&w->lock);
+}
+
+int state_writer_fd(struct state_writer *w)
+{
+	return w->efd;
+}
+
+uint64_t state_writer_target(struct state_writer *w)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&w->lock);
+	t = w->seq_queued;
+	pthread_mutex_unlock(&w->lock);
+	return t;
+}
+
+bool state_writer_reached(struct state_writer *w, uint64_t target)
+{
+	bool done;
+
+	pthread_mutex_lock(&w->lock);
+	done = w->seq_done >= target;
+	pthread_mutex_unlock(&w->lock);
+	return done;
 }

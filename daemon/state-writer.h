@@ -41,6 +41,7 @@ struct state_writer_stats {
 	uint64_t failed;		/* writes lost to errors */
 	uint64_t batches;		/* transactions */
 	uint64_t pruned;		/* history entries deleted by retention */
+	uint64_t coalesced;		/* freeze records that replaced a queued one */
 };
 
 /*
@@ -80,5 +81,14 @@ int state_writer_load(struct state_writer *w, struct pcierr_state *db, const cha
 int state_writer_flush(struct state_writer *w, uint64_t timeout_usec);
 
 void state_writer_get_stats(struct state_writer *w, struct state_writer_stats *ret);
+
+/*
+ * Waiting without blocking the loop: an eventfd (non-blocking) the worker
+ * writes after each batch, for the loop to watch; the jobs queued so far
+ * as a target; whether the target is committed (or failed).
+ */
+int state_writer_fd(struct state_writer *w);
+uint64_t state_writer_target(struct state_writer *w);
+bool state_writer_reached(struct state_writer *w, uint64_t target);
 
 #endif /* PCIERRD_STATE_WRITER_H */

@@ -14,6 +14,12 @@
  *                                in guest time)
  *   bus-abuse stall SECONDS      subscribe to every signal of org.pcierr1
  *                                and never read the socket
+ *   bus-abuse probe SECONDS      what `pcierrctl status` asks (GetAll of
+ *                                the Manager, GetManagedObjects) every
+ *                                200 ms on one connection, timed: pcierrd's
+ *                                answer time without a process start
+ *                                (max and median ms, in guest time);
+ *                                SIGTERM ends it early, with its figures
  *
  * Every call must be answered (never a timeout or a vanished service),
  * with a result or an error from the allowed set; a mutating method with
@@ -24,6 +30,7 @@
  * every oracle held, 1 otherwise, 2 on a setup error.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -470,12 +477,64 @@ static int do_stall(unsigned int seconds)
 	return 0;
 }
 
+static volatile sig_atomic_t probe_stop;
+
+static void on_term(int sig)
+{
+	probe_stop = 1;
+}
+
+/* until SECONDS have passed or SIGTERM */
+static int do_probe(unsigned int seconds)
+{
+	uint64_t end = now_usec() + (uint64_t)seconds * 1000000ULL;
+	uint64_t *lat = calloc(seconds * 5 + 1, sizeof(*lat));
+	size_t n = 0;
+
+	if (!lat)
+		return 2;
+	signal(SIGTERM, on_term);
+	while (!probe_stop && now_usec() < end && n < seconds * 5U + 1) {
+		sd_bus_error e = SD_BUS_ERROR_NULL;
+		sd_bus_message *reply = NULL;
+		uint64_t t0 = now_usec();
+		int r;
+
+		r = sd_bus_call_method(bus, DEST, PATH, "org.freedesktop.DBus.Properties", "GetAll",
+				       &e, &reply, "s", MGR);
+		reply = sd_bus_message_unref(reply);
+		if (r >= 0)
+			r = sd_bus_call_method(bus, DEST, PATH, "org.freedesktop.DBus.ObjectManager",
+					       "GetManagedObjects", &e, &reply, "");
+		reply = sd_bus_message_unref(reply);
+		calls += 2;
+		if (r < 0 && probe_stop) {
+			sd_bus_error_free(&e);
+			break;		/* interrupted by the end */
+		}
+		if (r < 0) {
+			printf("VIOLATION probe: %s\n", e.message ? e.message : strerror(-r));
+			violations++;
+			sd_bus_error_free(&e);
+			break;
+		}
+		answered_ok += 2;
+		lat[n++] = now_usec() - t0;
+		usleep(200 * 1000);
+	}
+	qsort(lat, n, sizeof(*lat), cmp_u64);
+	printf("probe rounds=%zu max_ms=%.1f median_ms=%.1f\n", n,
+	       n ? (double)lat[n - 1] / 1000 : 0, n ? (double)lat[n / 2] / 1000 : 0);
+	free(lat);
+	return violations ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int r, status;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bus-abuse malformed | loop N | stall SECONDS\n");
+		fprintf(stderr, "usage: bus-abuse malformed | loop N | stall SECONDS | probe SECONDS\n");
 		return 2;
 	}
 	r = sd_bus_open_system(&bus);
@@ -491,8 +550,10 @@ int main(int argc, char **argv)
 		status = do_loop(strtoul(argv[2], NULL, 0));
 	else if (strcmp(argv[1], "stall") == 0 && argc == 3)
 		status = do_stall((unsigned int)strtoul(argv[2], NULL, 0));
+	else if (strcmp(argv[1], "probe") == 0 && argc == 3)
+		status = do_probe((unsigned int)strtoul(argv[2], NULL, 0));
 	else {
-		fprintf(stderr, "usage: bus-abuse malformed | loop N | stall SECONDS\n");
+		fprintf(stderr, "usage: bus-abuse malformed | loop N | stall SECONDS | probe SECONDS\n");
 		return 2;
 	}
 	printf("summary mode=%s privileged=%d calls=%lu ok=%lu errors=%lu violations=%lu\n",

@@ -1437,7 +1437,8 @@ START_TEST(test_properties_changed)
 	assert_properties_changed(m, PCIERR_BUS_MANAGER_IFACE,
 				  "KernelConnected,EventsReceived,EventsLost,"
 				  "RecoveriesStarted,RecoveriesSucceeded,RecoveriesFailed,"
-				  "HotplugFallbacks,PermanentDisables,Resyncs");
+				  "HotplugFallbacks,PermanentDisables,Resyncs,"
+				  "EventsFolded,ResyncFailed");
 }
 END_TEST
 

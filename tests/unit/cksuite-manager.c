@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <sqlite3.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -569,6 +570,13 @@ START_TEST(kernel_aer_without_end)
 }
 END_TEST
 
+static uint64_t resyncs_wanted;
+
+static bool resynced(void)
+{
+	return m->counters.resyncs >= resyncs_wanted;
+}
+
 START_TEST(udev_overrun_resyncs)
 {
 	uint64_t before;
@@ -576,8 +584,33 @@ START_TEST(udev_overrun_resyncs)
 	start(30);
 	before = m->counters.resyncs;
 	udev_source_overrun(m);
-	run_idle();
+	/* right after the start's resync: within the rate limit (200 ms) */
+	resyncs_wanted = before + 1;
+	ck_assert(run_until(resynced, 2000000));
 	ck_assert_uint_eq(m->counters.resyncs, before + 1);
+	stop();
+}
+END_TEST
+
+/* overflow after overflow (an event storm): the resyncs they ask for are
+ * rate-limited, none is lost, every loss is counted */
+START_TEST(overflow_storm_resyncs_bounded)
+{
+	uint64_t before, t0;
+
+	start(30);
+	before = m->counters.resyncs;
+	t0 = mono_usec();
+	for (int i = 0; i < 200; i++) {
+		fake_overflow(k, PCIERR_OVERFLOW_KERNEL);
+		run_idle();
+	}
+	resyncs_wanted = before + 1;
+	ck_assert(run_until(resynced, 2000000));
+	/* at most one per 200 ms (and the first at once) */
+	ck_assert_uint_le(m->counters.resyncs - before,
+			  2 + (mono_usec() - t0) / 200000);
+	ck_assert_uint_eq(m->counters.events_lost, 200 * 1);
 	stop();
 }
 END_TEST
@@ -625,6 +658,19 @@ START_TEST(state_load_sees_queued)
 }
 END_TEST
 
+/* a test's state directory and its database files */
+static void state_dir_remove(const char *dir)
+{
+	static const char *const files[] = { "state.db", "state.db-wal", "state.db-shm" };
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 START_TEST(state_written_after)
 {
 	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
@@ -665,12 +711,420 @@ START_TEST(state_written_after)
 		pcierr_history_free(h, n);
 	}
 	pcierr_state_close(st);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-wal", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-shm", dir);
-	unlink(path);
-	rmdir(dir);
+	state_dir_remove(dir);
+}
+END_TEST
+
+/*
+ * An event storm on a recovering PE (issue 11 point 10): every event is
+ * received and folded, the freeze count follows, but past the first fold
+ * no GET_PE, no ErrorDetected and no journal/history of its own; one
+ * history entry "N further freeze events folded" at the end.
+ */
+static unsigned int n_errors_heard, n_finished_heard;
+
+static void count_report(struct manager *mm, const struct recovery_report *r)
+{
+	if (r->type == REPORT_ERROR_DETECTED)
+		n_errors_heard++;
+	if (r->type == REPORT_FINISHED)
+		n_finished_heard++;
+}
+
+static const struct manager_observer counting = {
+	.report = count_report,
+};
+
+#define STORM_EVENTS	2000
+
+START_TEST(storm_folded_cheaply)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	unsigned int gets, dumps, cmds_before;
+	struct pcierr_state *st = NULL;
+	struct device *d;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	n_errors_heard = n_finished_heard = 0;
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->observer = &counting;
+	m->config.defaults.max_freezes = 100000;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert(recovery_busy(slot_a()));
+	ck_assert_uint_eq(n_errors_heard, 1);
+	gets = k->n_gets;
+	dumps = k->n_dumps;
+	cmds_before = (unsigned int)k->n_cmds;
+
+	for (int i = 0; i < STORM_EVENTS; i++)
+		fake_event(k, DEV_A, PCIERR_STATE_FROZEN);
+	run_idle();
+	while (m->counters.events_received < 1 + STORM_EVENTS)
+		ck_assert_int_ge(sd_event_run(m->event, 0), 0);
+
+	/* every event accounted for: received, and all but the first folded */
+	ck_assert_uint_eq(m->counters.events_received, 1 + STORM_EVENTS);
+	ck_assert_uint_eq(m->counters.events_folded, STORM_EVENTS);
+	ck_assert_uint_eq(m->counters.events_lost, 0);
+	ck_assert_uint_eq(slot_a()->folded, STORM_EVENTS);
+	/* at O(1): no GET_PE, no dump, no command for the folded ones */
+	ck_assert_uint_eq(k->n_gets, gets);
+	ck_assert_uint_eq(k->n_dumps, dumps);
+	ck_assert_uint_eq(k->n_cmds, cmds_before);
+	/* one ErrorDetected for the first re-freeze, none for the rest */
+	ck_assert_uint_eq(n_errors_heard, 2);
+	/* the policy still counts every freeze */
+	d = manager_find_device(m, DEV_A);
+	ck_assert_uint_eq(d->history.count, 1 + STORM_EVENTS);
+
+	while (fake_complete(k, PE_A))
+		run_idle();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(n_finished_heard, 1);
+	ck_assert_uint_eq(slot_a()->folded, 0);
+	ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
+	stop();
+
+	ck_assert_int_eq(pcierr_state_open(path, &st), 0);
+	{
+		struct pcierr_history_entry *h = NULL;
+		size_t n = 0, events = 0, folded = 0;
+		char want[128];
+
+		ck_assert_int_eq(pcierr_state_get_history(st, &(struct pcierr_history_filter) { 0 },
+							  &h, &n), 0);
+		snprintf(want, sizeof(want), "%d further freeze events folded into this recovery",
+			 STORM_EVENTS - 1);
+		for (size_t i = 0; i < n; i++) {
+			if (h[i].kind != PCIERR_HISTORY_EVENT)
+				continue;
+			events++;
+			if (strcmp(h[i].step, "folded") == 0) {
+				folded++;
+				ck_assert_str_eq(h[i].message, want);
+			}
+		}
+		/* the inject, the first re-freeze, the summary: not 2,001 rows */
+		ck_assert_uint_eq(events, 3);
+		ck_assert_uint_eq(folded, 1);
+		ck_assert_uint_lt(n, 20);
+		pcierr_history_free(h, n);
+	}
+	pcierr_state_close(st);
+	state_dir_remove(dir);
+}
+END_TEST
+
+/* A perm_failure during a recovery is never merely folded: it decides */
+START_TEST(storm_perm_failure_not_folded)
+{
+	start(30);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	fake_event(k, DEV_A, PCIERR_STATE_FROZEN);
+	fake_event(k, DEV_A, PCIERR_STATE_PERM_FAILURE);
+	run_idle();
+	ck_assert_uint_eq(m->counters.events_received, 3);
+	ck_assert_uint_eq(m->counters.events_folded, 1);
+	stop();
+}
+END_TEST
+
+/* issue 10: a normal PE whose devices have a raised error generation
+ * (errors recovered before pcierrd started) is healthy: the start's
+ * resync recovers nothing and counts nothing */
+START_TEST(resync_normal_pe_with_errors_is_healthy)
+{
+	struct pcierr_pe *pe;
+
+	k = fake_kernel_new();
+	pe = fake_add_pe(k, PE_A, 0x0001, 2);
+	fake_add_pe(k, PE_B, 0x0002, 1);
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		pe->devices[i].error_gen = 5;
+		pe->devices[i].state = PCIERR_STATE_NORMAL;
+	}
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	run_idle();
+	ck_assert_uint_eq(k->n_cmds, 0);
+	ck_assert(!recovery_busy(slot_a()));
+	ck_assert_uint_eq(m->counters.recoveries_started, 0);
+	ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 0);
+	/* and again on a later resync */
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	run_idle();
+	ck_assert_uint_eq(k->n_cmds, 0);
+	ck_assert_uint_eq(m->counters.recoveries_started, 0);
+	ck_assert(!m->resync_failed);
+	stop();
+}
+END_TEST
+
+/*
+ * GetHistory waits for the state writer (what is queued shows) without
+ * blocking the loop (issue 11 point 3): with the writer held up (another
+ * connection holds the database's write lock: a slow disk), a GetAll sent
+ * after the GetHistory is answered first; the GetHistory is answered once
+ * the writer is through, with the queued entry.
+ */
+struct hist_call {
+	bool done;
+	unsigned int order;
+	size_t entries;
+	bool found;
+};
+
+static unsigned int answers;
+
+static int on_history(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct hist_call *c = userdata;
+	const char *pe, *dev, *kind, *step, *result, *results, *message;
+	uint64_t t, dur;
+	int32_t err;
+
+	ck_assert_msg(!sd_bus_message_is_method_error(msg, NULL), "GetHistory failed: %s",
+		      sd_bus_message_get_error(msg) ? sd_bus_message_get_error(msg)->message : "?");
+	ck_assert_int_ge(sd_bus_message_enter_container(msg, 'a', "(tsssssstis)"), 0);
+	while (sd_bus_message_read(msg, "(tsssssstis)", &t, &pe, &dev, &kind, &step, &result,
+				   &results, &dur, &err, &message) > 0) {
+		c->entries++;
+		if (strcmp(message, "held up") == 0)
+			c->found = true;
+	}
+	c->done = true;
+	c->order = ++answers;
+	return 0;
+}
+
+static int on_getall(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct hist_call *c = userdata;
+
+	ck_assert(!sd_bus_message_is_method_error(msg, NULL));
+	c->done = true;
+	c->order = ++answers;
+	return 0;
+}
+
+/* the manager's bus on one end of a socket pair, a client on the other */
+static void bus_pair(sd_bus **ret_server, sd_bus **ret_client)
+{
+	sd_bus *server = NULL, *client = NULL;
+	sd_id128_t id;
+	int fds[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
+	ck_assert_int_eq(sd_id128_randomize(&id), 0);
+	ck_assert_int_ge(sd_bus_new(&server), 0);
+	ck_assert_int_ge(sd_bus_set_fd(server, fds[0], fds[0]), 0);
+	ck_assert_int_ge(sd_bus_set_server(server, 1, id), 0);
+	ck_assert_int_ge(sd_bus_set_anonymous(server, 1), 0);
+	ck_assert_int_ge(sd_bus_start(server), 0);
+	ck_assert_int_ge(sd_bus_attach_event(server, m->event, 0), 0);
+	m->bus = server;
+	ck_assert_int_ge(bus_setup(m), 0);
+	ck_assert_int_ge(sd_bus_new(&client), 0);
+	ck_assert_int_ge(sd_bus_set_fd(client, fds[1], fds[1]), 0);
+	ck_assert_int_ge(sd_bus_set_anonymous(client, 1), 0);
+	ck_assert_int_ge(sd_bus_start(client), 0);
+	ck_assert_int_ge(sd_bus_attach_event(client, m->event, 0), 0);
+	*ret_server = server;
+	*ret_client = client;
+}
+
+/* Manager.ResyncFailed (issue 10 M4): set, announced, cleared by the retry */
+static unsigned int resync_failed_signals;
+static int last_resync_failed = -1;
+
+static int on_mgr_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	const char *iface, *name;
+
+	ck_assert_int_ge(sd_bus_message_read(msg, "s", &iface), 0);
+	ck_assert_int_ge(sd_bus_message_enter_container(msg, 'a', "{sv}"), 0);
+	while (sd_bus_message_enter_container(msg, 'e', "sv") > 0) {
+		ck_assert_int_ge(sd_bus_message_read(msg, "s", &name), 0);
+		if (strcmp(name, "ResyncFailed") == 0) {
+			int b;
+
+			ck_assert_int_ge(sd_bus_message_read(msg, "v", "b", &b), 0);
+			resync_failed_signals++;
+			last_resync_failed = b;
+		} else
+			ck_assert_int_ge(sd_bus_message_skip(msg, "v"), 0);
+		ck_assert_int_ge(sd_bus_message_exit_container(msg), 0);
+	}
+	return 0;
+}
+
+static bool resync_failed_heard(void)
+{
+	return last_resync_failed == 1;
+}
+
+static bool resync_ok_heard(void)
+{
+	return last_resync_failed == 0 && !m->resync_failed;
+}
+
+START_TEST(resync_failed_on_the_bus)
+{
+	sd_bus *server, *client;
+
+	start(30);
+	bus_pair(&server, &client);
+	ck_assert_int_ge(sd_bus_match_signal(client, NULL, NULL, PCIERR_BUS_PATH,
+					     "org.freedesktop.DBus.Properties", "PropertiesChanged",
+					     on_mgr_changed, NULL), 0);
+	k->fail_dumps = 2;
+	ck_assert_int_eq(manager_resync(m, "test"), -EAGAIN);
+	ck_assert(run_until(resync_failed_heard, 2000000));
+	ck_assert(m->resync_failed);
+	/* retried after 1 s and 2 s; the second works */
+	ck_assert(run_until(resync_ok_heard, 6000000));
+	ck_assert_int_ge(resync_failed_signals, 2);
+	sd_bus_flush_close_unref(client);
+	m->bus = NULL;
+	sd_bus_flush_close_unref(server);
+	stop();
+}
+END_TEST
+
+START_TEST(history_waits_off_the_loop)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_history_entry e = {
+		.time_usec = 1, .pe = PE_A, .kind = PCIERR_HISTORY_EVENT,
+		.step = "", .result = "", .results = "", .message = "held up",
+	};
+	struct hist_call hist = { 0 }, all = { 0 };
+	sd_bus *server = NULL, *client = NULL;
+	sqlite3 *locker = NULL;
+	uint64_t t0;
+
+	answers = 0;
+	/* a loaded machine must not reach the deadline */
+	bus_history_wait_usec = 30 * 1000000ULL;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	bus_pair(&server, &client);
+
+	/* the writer is held up: its commit waits for the lock */
+	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(state_writer_history(m->writer, &e), 0);
+
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  PCIERR_BUS_MANAGER_IFACE, "GetHistory",
+						  on_history, &hist, "tsu", (uint64_t)0, "", 10), 0);
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  "org.freedesktop.DBus.Properties", "GetAll",
+						  on_getall, &all, "s", PCIERR_BUS_MANAGER_IFACE), 0);
+	t0 = mono_usec();
+	while (!all.done && mono_usec() - t0 < 5000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	/* the loop went on: GetAll answered, GetHistory still waiting */
+	ck_assert(all.done);
+	ck_assert(!hist.done);
+	ck_assert_uint_eq(all.order, 1);
+
+	/* the writer gets through: GetHistory answers, with the entry */
+	ck_assert_int_eq(sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(locker);
+	t0 = mono_usec();
+	while (!hist.done && mono_usec() - t0 < 5000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	ck_assert(hist.done);
+	ck_assert_uint_eq(hist.order, 2);
+	ck_assert(hist.found);
+
+	bus_manager_flush();
+	sd_bus_flush_close_unref(client);
+	m->bus = NULL;
+	sd_bus_flush_close_unref(server);
+	stop();
+	state_dir_remove(dir);
+}
+END_TEST
+
+/* freeze records queued behind a busy writer take each other's place
+ * (an event storm): one write per key per batch, the last one wins, and
+ * no other write of the key is overtaken */
+START_TEST(state_freeze_saves_coalesce)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_freeze_record rec = { .first_usec = 10, .error_gen = 1 };
+	struct state_writer *w = NULL;
+	struct state_writer_stats stats;
+	struct pcierr_state *st = NULL;
+	struct pcierr_disabled dis;
+	sqlite3 *locker = NULL;
+	bool disabled;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	ck_assert_int_eq(pcierr_state_open(path, &st), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &w), 0);
+	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	for (unsigned int i = 1; i <= 1000; i++) {
+		rec.count = i;
+		rec.last_usec = 10 + i;
+		ck_assert_int_eq(state_writer_save_freeze(w, "k", &rec), 0);
+		ck_assert_int_eq(state_writer_save_freeze(w, "j", &rec), 0);
+	}
+	/* a disable of k after them: a later save must not jump it */
+	ck_assert_int_eq(state_writer_disable(w, "k", PCIERR_REASON_TOO_MANY_FREEZES,
+					      "too many", 30, "0000:00:10.0", "0000:01:00.0"), 0);
+	rec.count = 1001;
+	ck_assert_int_eq(state_writer_save_freeze(w, "k", &rec), 0);
+	ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
+	ck_assert_uint_eq(rec.count, 1001);
+	ck_assert(disabled);
+	state_writer_get_stats(w, &stats);
+	/* at most the first of each key went to the worker before the lock
+	 * held it; the rest merged */
+	ck_assert_uint_ge(stats.coalesced, 2 * 1000 - 4);
+	ck_assert_uint_le(stats.queued, 6);
+	ck_assert_int_eq(sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(locker);
+	ck_assert_int_eq(state_writer_flush(w, 10000000), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(st, "k", &rec), 1);
+	ck_assert_uint_eq(rec.count, 1001);
+	ck_assert_int_eq(pcierr_state_load_freeze(st, "j", &rec), 1);
+	ck_assert_uint_eq(rec.count, 1000);
+	ck_assert_uint_eq(rec.last_usec, 1010);
+	state_writer_get_stats(w, &stats);
+	ck_assert_uint_eq(stats.failed, 0);
+	state_writer_free(w);
+	pcierr_state_close(st);
+	state_dir_remove(dir);
 }
 END_TEST
 
@@ -908,6 +1362,13 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, state_written_after);
 	tcase_add_test(tc, state_load_sees_queued);
 	tcase_add_test(tc, config_state_section);
+	tcase_add_test(tc, storm_folded_cheaply);
+	tcase_add_test(tc, overflow_storm_resyncs_bounded);
+	tcase_add_test(tc, history_waits_off_the_loop);
+	tcase_add_test(tc, resync_failed_on_the_bus);
+	tcase_add_test(tc, state_freeze_saves_coalesce);
+	tcase_add_test(tc, storm_perm_failure_not_folded);
+	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(sc, 300);
 	tcase_add_test(sc, scale_linear);

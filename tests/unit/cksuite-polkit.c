@@ -346,6 +346,25 @@ START_TEST(test_no_polkit_root_only)
 	assert_refused(&c, SD_BUS_ERROR_ACCESS_DENIED, "Only root may inject errors.");
 	ck_assert_uint_eq(done_calls, 0);
 	ck_assert_uint_eq(pk.calls, 0);
+	ck_assert_uint_eq(bus_polkit_asked, 1);
+	/* a flood of refused calls: polkit is not asked again for a second
+	 * (issue 11 point 3), each is refused the same way at once */
+	for (int i = 0; i < 50; i++) {
+		call_do(&c);
+		assert_refused(&c, SD_BUS_ERROR_ACCESS_DENIED, "Only root may inject errors.");
+	}
+	ck_assert_uint_eq(bus_polkit_asked, 1);
+	ck_assert_uint_eq(done_calls, 0);
+	/* a polkitd that appears is asked after that second */
+	own_polkit_name();
+	pk.authorized = true;
+	usleep(1100 * 1000);
+	call_do(&c);
+	ck_assert_msg(!sd_bus_error_is_set(&c.error), "refused: %s", c.error.message);
+	ck_assert_uint_eq(bus_polkit_asked, 2);
+	ck_assert_uint_eq(pk.calls, 1);
+	ck_assert_uint_eq(done_calls, 1);
+	done_calls = 0;
 	/* root still may */
 	bus_privileged_uid = geteuid();
 	call_do(&c);

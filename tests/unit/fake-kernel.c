@@ -530,13 +530,14 @@ static int f_event_read(struct pcierr_ctx *ctx, pcierr_notify_fn cb, void *userd
 	uint64_t v;
 	int n = 0;
 
-	(void)!read(k->efd, &v, sizeof(v));
-	/* one at a time: a callback may queue more */
-	while (k->n_queue > 0) {
-		struct pcierr_notification note = k->queue[0];
+	size_t taken = 0;
 
-		memmove(&k->queue[0], &k->queue[1], (k->n_queue - 1) * sizeof(*k->queue));
-		k->n_queue--;
+	(void)!read(k->efd, &v, sizeof(v));
+	/* one at a time (a callback may queue more), at most a batch per
+	 * call as libpcierr's pcierr_event_read() (PCIERR_EVENT_READ_BATCH) */
+	while (taken < k->n_queue && n < FAKE_READ_BATCH) {
+		struct pcierr_notification note = k->queue[taken++];
+
 		if (note.type == PCIERR_NOTIFY_EVENT)
 			k->sync_since_event = 0;
 		cb(ctx, &note, userdata);
@@ -545,6 +546,13 @@ static int f_event_read(struct pcierr_ctx *ctx, pcierr_notify_fn cb, void *userd
 		if (note.type == PCIERR_NOTIFY_RECOVER_DONE)
 			pcierr_recover_done_clear(&note.recover_done);
 		n++;
+	}
+	memmove(&k->queue[0], &k->queue[taken], (k->n_queue - taken) * sizeof(*k->queue));
+	k->n_queue -= taken;
+	if (k->n_queue > 0) {
+		/* the rest on the loop's next turn */
+		v = 1;
+		(void)!write(k->efd, &v, sizeof(v));
 	}
 	return n;
 }

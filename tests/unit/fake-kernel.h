@@ -18,6 +18,7 @@
 #include "kernel-ops.h"
 
 #define FAKE_MAX_CMDS	256
+#define FAKE_READ_BATCH	256	/* notifications per event_read, as libpcierr */
 
 struct fake_cmd {
 	enum pcierr_cmd op;

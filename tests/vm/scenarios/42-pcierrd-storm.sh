@@ -25,6 +25,11 @@ require_normal "$PE_A" "$PE_B"
 td_defaults
 [ -e "$SYS/$A/storm" ] || fail "the test driver has no storm attribute"
 
+# CPU time (clock ticks, user + system) of a process, and of the guest
+# (busy ticks of all CPUs): where the time goes, as "figure ... cpu" lines
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+dbus_pid() { pgrep -o -x dbus-daemon; }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$PD_PID/status"; }
 meminfo_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/meminfo; }
 shim_total() {
@@ -70,6 +75,13 @@ echo "+ timed pcierrctl status loop &"
 STPID=$!
 BG_PIDS="$BG_PIDS $STPID"
 
+# pcierrd's own answer time apart from a process start (bus-abuse probe)
+"$BUILD/bus-abuse" probe 600 > "$TMP/probe.out" 2>&1 &
+PROBE=$!
+BG_PIDS="$BG_PIDS $PROBE"
+cpu_pd0=$(cpu_ticks "$PD_PID")
+cpu_db0=$(cpu_ticks "$(dbus_pid)")
+busy0=$(busy_ticks)
 t0=$(now_ns)
 echo "+ echo $N > $SYS/$A/storm & echo $N > $SYS/$B/storm"
 echo "$N" > "$SYS/$A/storm" &
@@ -90,6 +102,11 @@ wait_until 120 shim_settled ||
 wait_until 180 both_normal || fail "the slots did not both end normal and idle"
 ok "both slots recovered ($(( $(ms_between "$t0" "$(now_ns)") )) ms after the storm began)"
 
+kill -TERM "$PROBE" 2>/dev/null
+wait "$PROBE" || :
+echo "figure storm_probe $(grep '^probe ' "$TMP/probe.out")"
+grep -q VIOLATION "$TMP/probe.out" && fail "the probe's calls failed: $(cat "$TMP/probe.out")"
+echo "figure storm_cpu ticks_per_s=$(getconf CLK_TCK) pcierrd=$(( $(cpu_ticks "$PD_PID") - cpu_pd0 )) dbus_daemon=$(( $(cpu_ticks "$(dbus_pid)") - cpu_db0 )) guest_busy=$(( $(busy_ticks) - busy0 ))"
 kill "$STPID" 2>/dev/null
 wait "$STPID" 2>/dev/null
 grep -q status-failed "$TMP/status.times" && fail "pcierrctl status failed during the storm"
@@ -108,7 +125,7 @@ shim1=$(shim_total)
 acc1=$(accounted)
 sent=$((shim1 - shim0))
 acc=$((acc1 - acc0))
-echo "figure storm_events reported=$((2 * N + 1)) shim_sent_or_dropped=$sent pcierrd_received=$(mgr_prop EventsReceived) pcierrd_lost=$(mgr_prop EventsLost) accounted=$acc"
+echo "figure storm_events reported=$((2 * N + 1)) shim_sent_or_dropped=$sent pcierrd_received=$(mgr_prop EventsReceived) pcierrd_lost=$(mgr_prop EventsLost) pcierrd_folded=$(mgr_prop EventsFolded) pcierrd_resyncs=$(mgr_prop Resyncs) accounted=$acc"
 expect "events accounted for by pcierrd (received + lost)" "$acc" "$sent"
 [ "$sent" -ge $((2 * N + 1)) ] || fail "the shim accounted for $sent events, fewer than $((2 * N + 1))"
 
