@@ -35,9 +35,13 @@
  *        one of: none can_recover need_reset disconnect recovered
  *        defaults: need_reset, recovered, recovered
  *   delay_error_detected   rw  milliseconds the callback sleeps before it
- *   delay_mmio_enabled         returns (0 .. 60000, default 0)
- *   delay_slot_reset
- *   delay_resume
+ *   delay_mmio_enabled         returns (0 .. 60000, default 0), or "hang":
+ *   delay_slot_reset           the callback never returns until released
+ *   delay_resume               (release, config_reset, or the module's
+ *                              unload; it waits in TASK_IDLE, so the hung
+ *                              task detector stays quiet)
+ *   release                w   any write: a hanging callback of this
+ *                              device returns (with its configured answer)
  *   calls                  r   the calls so far, in order, space separated
  *                              on one line, each logged when it returns:
  *                              "error_detected(frozen)=need_reset
@@ -89,12 +93,15 @@
 #include <linux/string.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
+#include <linux/wait.h>
 
 #include "pcierr.h"
 
 #define TESTDRV_LOG_MAX		2048
 #define TESTDRV_DELAY_MAX_MS	60000
 #define TESTDRV_STORM_MAX	100000
+/* delay_<cb> = "hang": the callback waits until it is released */
+#define TESTDRV_DELAY_HANG	UINT_MAX
 
 enum testdrv_cb {
 	CB_ERROR_DETECTED,
@@ -149,7 +156,24 @@ struct testdrv_dev {
 	char log[TESTDRV_LOG_MAX];
 	int check_result;		/* the last check's return value */
 	spinlock_t storm_lock;		/* held during a storm: atomic context */
+	unsigned int release_gen;	/* bumped by release: hangs end */
 };
+
+/* hanging callbacks wait here; testdrv_unloading releases them all */
+static DECLARE_WAIT_QUEUE_HEAD(testdrv_hang_wq);
+static bool testdrv_unloading;
+
+static void testdrv_release_hangs(struct testdrv_dev *td)
+{
+	WRITE_ONCE(td->release_gen, td->release_gen + 1);	/* under td->lock */
+	wake_up_all(&testdrv_hang_wq);
+}
+
+/* the wait's condition: runs in TASK_IDLE, so it takes no lock */
+static bool testdrv_hang_over(struct testdrv_dev *td, unsigned int gen)
+{
+	return READ_ONCE(td->release_gen) != gen || READ_ONCE(testdrv_unloading);
+}
 
 static void testdrv_defaults(struct testdrv_dev *td)
 {
@@ -204,15 +228,21 @@ static enum testdrv_result testdrv_enter(struct testdrv_dev *td,
 					 enum testdrv_cb cb)
 {
 	enum testdrv_result result;
-	unsigned int delay;
+	unsigned int delay, gen;
 
 	mutex_lock(&td->lock);
 	td->current_cb = cb;
 	delay = td->delay_ms[cb];
+	gen = td->release_gen;
 	mutex_unlock(&td->lock);
 
-	if (delay)
+	if (delay == TESTDRV_DELAY_HANG) {
+		dev_info(&td->pdev->dev, "%s hangs until released\n", cb_names[cb]);
+		wait_event_idle(testdrv_hang_wq, testdrv_hang_over(td, gen));
+		dev_info(&td->pdev->dev, "%s released\n", cb_names[cb]);
+	} else if (delay) {
 		msleep(delay);
+	}
 
 	mutex_lock(&td->lock);
 	td->current_cb = -1;
@@ -348,6 +378,8 @@ static ssize_t delay_show(struct device *dev, char *buf, enum testdrv_cb cb)
 	mutex_lock(&td->lock);
 	d = td->delay_ms[cb];
 	mutex_unlock(&td->lock);
+	if (d == TESTDRV_DELAY_HANG)
+		return sysfs_emit(buf, "hang\n");
 	return sysfs_emit(buf, "%u\n", d);
 }
 
@@ -358,11 +390,15 @@ static ssize_t delay_store(struct device *dev, const char *buf, size_t count,
 	unsigned int d;
 	int ret;
 
-	ret = kstrtouint(buf, 0, &d);
-	if (ret)
-		return ret;
-	if (d > TESTDRV_DELAY_MAX_MS)
-		return -ERANGE;
+	if (sysfs_streq(buf, "hang")) {
+		d = TESTDRV_DELAY_HANG;
+	} else {
+		ret = kstrtouint(buf, 0, &d);
+		if (ret)
+			return ret;
+		if (d > TESTDRV_DELAY_MAX_MS)
+			return -ERANGE;
+	}
 	mutex_lock(&td->lock);
 	td->delay_ms[cb] = d;
 	mutex_unlock(&td->lock);
@@ -454,10 +490,23 @@ static ssize_t config_reset_store(struct device *dev,
 
 	mutex_lock(&td->lock);
 	testdrv_defaults(td);
+	testdrv_release_hangs(td);
 	mutex_unlock(&td->lock);
 	return count;
 }
 static DEVICE_ATTR_WO(config_reset);
+
+static ssize_t release_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+
+	mutex_lock(&td->lock);
+	testdrv_release_hangs(td);
+	mutex_unlock(&td->lock);
+	return count;
+}
+static DEVICE_ATTR_WO(release);
 
 /*
  * The shim's API, resolved at each use: no module dependency, and the shim
@@ -578,6 +627,7 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_calls.attr,
 	&dev_attr_running.attr,
 	&dev_attr_config_reset.attr,
+	&dev_attr_release.attr,
 	&dev_attr_storm.attr,
 	&dev_attr_report_upstream.attr,
 	&dev_attr_check.attr,
@@ -792,6 +842,12 @@ static void __exit testdrv_exit(void)
 {
 	int i;
 
+	/*
+	 * A callback that hangs runs under the device lock, which unbinding
+	 * takes: release it first, or the unload would wait for ever.
+	 */
+	WRITE_ONCE(testdrv_unloading, true);
+	wake_up_all(&testdrv_hang_wq);
 	for (i = ARRAY_SIZE(testdrv_drivers) - 1; i >= 0; i--)
 		pci_unregister_driver(testdrv_drivers[i]);
 }
