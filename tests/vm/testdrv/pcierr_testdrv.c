@@ -42,6 +42,10 @@
  *                              task detector stays quiet)
  *   release                w   any write: a hanging callback of this
  *                              device returns (with its configured answer)
+ *   delay_remove           rw  the same for the driver's remove(): ms it
+ *                              sleeps first, or "hang" (released by the
+ *                              driver's release_all, below: this device's
+ *                              files are gone while remove() runs)
  *   calls                  r   the calls so far, in order, space separated
  *                              on one line, each logged when it returns:
  *                              "error_detected(frozen)=need_reset
@@ -78,6 +82,8 @@
  *                              default) for all four; "-" for no
  *                              err_handler at all. The driver's err_handler
  *                              pointer is switched among const tables.
+ *   release_all            w   any write: every hanging callback and
+ *                              remove() of every device returns
  *
  * The presence of callbacks is a property of the driver (as in the kernel,
  * where err_handler belongs to struct pci_driver), so it applies to every
@@ -157,11 +163,13 @@ struct testdrv_dev {
 	int check_result;		/* the last check's return value */
 	spinlock_t storm_lock;		/* held during a storm: atomic context */
 	unsigned int release_gen;	/* bumped by release: hangs end */
+	unsigned int delay_remove_ms;	/* remove()'s delay, or HANG */
 };
 
 /* hanging callbacks wait here; testdrv_unloading releases them all */
 static DECLARE_WAIT_QUEUE_HEAD(testdrv_hang_wq);
 static bool testdrv_unloading;
+static unsigned int testdrv_release_all_gen;	/* the driver's release */
 
 static void testdrv_release_hangs(struct testdrv_dev *td)
 {
@@ -170,9 +178,28 @@ static void testdrv_release_hangs(struct testdrv_dev *td)
 }
 
 /* the wait's condition: runs in TASK_IDLE, so it takes no lock */
-static bool testdrv_hang_over(struct testdrv_dev *td, unsigned int gen)
+static bool testdrv_hang_over(struct testdrv_dev *td, unsigned int gen,
+			      unsigned int all_gen)
 {
-	return READ_ONCE(td->release_gen) != gen || READ_ONCE(testdrv_unloading);
+	return READ_ONCE(td->release_gen) != gen ||
+	       READ_ONCE(testdrv_release_all_gen) != all_gen ||
+	       READ_ONCE(testdrv_unloading);
+}
+
+/* sleep for a delay, or hang until released; td->lock not held */
+static void testdrv_delay(struct testdrv_dev *td, const char *what,
+			  unsigned int delay, unsigned int gen)
+{
+	unsigned int all_gen = READ_ONCE(testdrv_release_all_gen);
+
+	if (delay == TESTDRV_DELAY_HANG) {
+		dev_info(&td->pdev->dev, "%s hangs until released\n", what);
+		wait_event_idle(testdrv_hang_wq,
+				testdrv_hang_over(td, gen, all_gen));
+		dev_info(&td->pdev->dev, "%s released\n", what);
+	} else if (delay) {
+		msleep(delay);
+	}
 }
 
 static void testdrv_defaults(struct testdrv_dev *td)
@@ -185,6 +212,7 @@ static void testdrv_defaults(struct testdrv_dev *td)
 	td->result[CB_RESUME] = RES_NONE;
 	for (i = 0; i < CB_COUNT; i++)
 		td->delay_ms[i] = 0;
+	td->delay_remove_ms = 0;
 	td->log_len = 0;
 	td->log_full = false;
 	td->log[0] = '\0';
@@ -236,13 +264,7 @@ static enum testdrv_result testdrv_enter(struct testdrv_dev *td,
 	gen = td->release_gen;
 	mutex_unlock(&td->lock);
 
-	if (delay == TESTDRV_DELAY_HANG) {
-		dev_info(&td->pdev->dev, "%s hangs until released\n", cb_names[cb]);
-		wait_event_idle(testdrv_hang_wq, testdrv_hang_over(td, gen));
-		dev_info(&td->pdev->dev, "%s released\n", cb_names[cb]);
-	} else if (delay) {
-		msleep(delay);
-	}
+	testdrv_delay(td, cb_names[cb], delay, gen);
 
 	mutex_lock(&td->lock);
 	td->current_cb = -1;
@@ -383,6 +405,20 @@ static ssize_t delay_show(struct device *dev, char *buf, enum testdrv_cb cb)
 	return sysfs_emit(buf, "%u\n", d);
 }
 
+static int testdrv_parse_delay(const char *buf, unsigned int *d)
+{
+	int ret;
+
+	if (sysfs_streq(buf, "hang")) {
+		*d = TESTDRV_DELAY_HANG;
+		return 0;
+	}
+	ret = kstrtouint(buf, 0, d);
+	if (ret)
+		return ret;
+	return *d > TESTDRV_DELAY_MAX_MS ? -ERANGE : 0;
+}
+
 static ssize_t delay_store(struct device *dev, const char *buf, size_t count,
 			   enum testdrv_cb cb)
 {
@@ -390,20 +426,46 @@ static ssize_t delay_store(struct device *dev, const char *buf, size_t count,
 	unsigned int d;
 	int ret;
 
-	if (sysfs_streq(buf, "hang")) {
-		d = TESTDRV_DELAY_HANG;
-	} else {
-		ret = kstrtouint(buf, 0, &d);
-		if (ret)
-			return ret;
-		if (d > TESTDRV_DELAY_MAX_MS)
-			return -ERANGE;
-	}
+	ret = testdrv_parse_delay(buf, &d);
+	if (ret)
+		return ret;
 	mutex_lock(&td->lock);
 	td->delay_ms[cb] = d;
 	mutex_unlock(&td->lock);
 	return count;
 }
+
+static ssize_t delay_remove_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	unsigned int d;
+
+	mutex_lock(&td->lock);
+	d = td->delay_remove_ms;
+	mutex_unlock(&td->lock);
+	if (d == TESTDRV_DELAY_HANG)
+		return sysfs_emit(buf, "hang\n");
+	return sysfs_emit(buf, "%u\n", d);
+}
+
+static ssize_t delay_remove_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	unsigned int d;
+	int ret;
+
+	ret = testdrv_parse_delay(buf, &d);
+	if (ret)
+		return ret;
+	mutex_lock(&td->lock);
+	td->delay_remove_ms = d;
+	mutex_unlock(&td->lock);
+	return count;
+}
+static DEVICE_ATTR_RW(delay_remove);
 
 #define TESTDRV_RESULT_ATTR(name, cb)					\
 static ssize_t result_##name##_show(struct device *dev,		\
@@ -628,6 +690,7 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_running.attr,
 	&dev_attr_config_reset.attr,
 	&dev_attr_release.attr,
+	&dev_attr_delay_remove.attr,
 	&dev_attr_storm.attr,
 	&dev_attr_report_upstream.attr,
 	&dev_attr_check.attr,
@@ -695,8 +758,18 @@ static ssize_t handlers_store(struct device_driver *drv, const char *buf,
 }
 static DRIVER_ATTR_RW(handlers);
 
+static ssize_t release_all_store(struct device_driver *drv, const char *buf,
+				 size_t count)
+{
+	WRITE_ONCE(testdrv_release_all_gen, testdrv_release_all_gen + 1);
+	wake_up_all(&testdrv_hang_wq);
+	return count;
+}
+static DRIVER_ATTR_WO(release_all);
+
 static struct attribute *testdrv_drv_attrs[] = {
 	&driver_attr_handlers.attr,
+	&driver_attr_release_all.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(testdrv_drv);
@@ -746,6 +819,13 @@ err_free:
 static void testdrv_remove(struct pci_dev *pdev)
 {
 	struct testdrv_dev *td = pci_get_drvdata(pdev);
+	unsigned int delay, gen;
+
+	mutex_lock(&td->lock);
+	delay = td->delay_remove_ms;
+	gen = td->release_gen;
+	mutex_unlock(&td->lock);
+	testdrv_delay(td, "remove", delay, gen);
 
 	pci_set_drvdata(pdev, NULL);
 	if (td->bar0)
