@@ -31,6 +31,9 @@ td_defaults
 td_clear "$DEV"
 command -v sqlite3 >/dev/null || fail "no sqlite3 (scripts/install-deps)"
 
+# (six rounds: more freezes than the default 5 of an hour allow)
+pd_conf "[Policy]
+MaxFreezes=1000"
 sig_start
 pcierrd_start
 bus_objects "$PE" "$DEV"

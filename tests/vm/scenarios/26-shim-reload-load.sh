@@ -5,8 +5,9 @@
 # Scenario 26: rmmod and insmod of the shim under load (issue 11 point 8).
 #   pcierrd runs; three PEs are recovering at once (testdev A's
 #   error_detected and testdev B's slot_reset hang in the test driver, the
-#   edu has no err_handler: the hotplug path) and a storm of 2 000 failure
-#   reports on testdev A came in, when the shim is unloaded: rmmod waits
+#   edu has no err_handler: the hotplug path), when the shim is unloaded
+#   (no storm here: 2 000 reports folded into A's recovery count as
+#   freezes, and MaxFreezes then disables A, by policy): rmmod waits
 #   for the operations in flight (checked: still running 2 s later), the
 #   callbacks are released, rmmod completes; the shim is loaded again. pcierrd stays the same
 #   process, says it lost the kernel (KernelConnected false, its log),
@@ -53,9 +54,7 @@ must_call Inject ssu "$B" frozen 0
 must_call Inject ssu "$E" frozen 0
 wait_until 30 grep -q error_detected "$SYS/$A/running" || fail "A's error_detected is not running"
 wait_until 30 grep -q slot_reset "$SYS/$B/running" || fail "B's slot_reset is not running"
-echo "+ echo 2000 > $SYS/$A/storm"
-echo 2000 > "$SYS/$A/storm" || fail "the storm failed"
-ok "recoveries in flight (A in error_detected, B in slot_reset, both held; the edu's) and a storm"
+ok "recoveries in flight (A in error_detected, B in slot_reset, both held; the edu's)"
 
 t0=$(now_ns)
 echo "+ rmmod pcierr_shim &"
@@ -115,7 +114,8 @@ echo "  FreezeCount after: A $ga (was $fa), B $gb (was $fb), edu $ge (was $fe)"
 [ "$ga" -ge $((fa + 1)) ] && [ "$gb" -ge $((fb + 1)) ] && [ "$ge" -ge $((fe + 1)) ] ||
 	fail "a freeze pcierrd had counted was lost"
 [ "$gb" = $((fb + 1)) ] && [ "$ge" = $((fe + 1)) ] || fail "B or the edu counted twice"
-ok "every counted freeze kept (A's storm folded: $((ga - fa)))"
+[ "$ga" = $((fa + 1)) ] || fail "A counted twice"
+ok "every counted freeze kept, none twice"
 
 info "the new shim recovers"
 for d in "$A" "$B"; do
