@@ -121,6 +121,11 @@ round resume
 # the hotplug path: no err_handler, pcierrd removes and rescans
 td_handlers -
 CLEANUP_CMD='td_handlers all'
+# pcierrd learns a driver's callbacks from the dump; the test driver's
+# switch makes no event, so a pcierrd started before it would still take
+# the callbacks path (no remove): start it afresh
+pcierrd_stop
+pcierrd_start
 round remove
 round rescan
 td_handlers all
