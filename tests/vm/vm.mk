@@ -93,8 +93,9 @@ VM_SOAK_SCEN  := 41-pcierrd-bus-abuse 42-pcierrd-storm
 # bed (docs/reliability.md, "Faults"): rmmod of the shim with recoveries
 # in flight leaves their devices frozen without a healthy snapshot, and
 # after insmod pcierrd disables the slots for good (26); a recovery whose
-# hung callback is ended by rmmod of its driver ends "gone" with the
-# device present and its PE left frozen (28); a card hot-added where a
+# hung callback is ended by rmmod of its driver can end "gone" with the
+# device present and its PE left frozen (28, intermittent: 1 of 2 runs);
+# a card hot-added where a
 # frozen card was unplugged joins the frozen PE and is recovered by
 # hotplug at once (29).
 # Not in make check, by name and in the open: "make vm-faults-defects"

@@ -13,10 +13,10 @@
 #   recovered (the device is still there; with no driver left the reset
 #   and the rest go on), Stuck false, the PE normal in the shim. The test
 #   driver is loaded again and binds both cards.
-# Measured today: rmmod completes (~0.8 s) and releases the callback, but
-# pcierrd ends A's recovery "gone" ("the device went away during
-# recovery") although 02:00.0 is still present, and the PE stays frozen
-# in the shim.
+# Measured today: rmmod completes (0.6-0.8 s) and releases the callback;
+# in 1 of 2 runs pcierrd then ended A's recovery "gone" ("the device went
+# away during recovery") although 02:00.0 was still present, and the PE
+# stayed frozen in the shim; in the other it recovered.
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 A=$TESTDEV_A
