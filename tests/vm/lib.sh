@@ -738,6 +738,30 @@ aer_inject_load() {
 	wait_until 5 test -c /dev/aer_inject || fail "no /dev/aer_inject after modprobe aer_inject"
 }
 
+# --- QEMU's monitor (tests/vm/run's relay) -------------------------------------
+
+# qemu_monitor CMD...: one HMP command to QEMU's monitor, through the
+# host's relay (a request file in the results share, the answer next to
+# it); the answer (without prompt and echo) in $out. HMP prints nothing
+# when a command such as device_del or device_add succeeds.
+qemu_monitor() {
+	_md=${PCIERR_OUT:?}/monitor
+	[ -d "$_md" ] || fail "no monitor relay ($_md): tests/vm/run makes it"
+	_seq=$((_seq + 1))
+	_mf=$_md/$$.$_seq
+	echo "+ (qemu) $*"
+	printf '%s\n' "$*" > "$_mf.tmp" && mv "$_mf.tmp" "$_mf.req" ||
+		fail "cannot write the monitor request $_mf.req"
+	wait_until 60 test -e "$_mf.resp" ||
+		fail "the host's monitor relay did not answer '$*' within 60 s"
+	out=$(cat "$_mf.resp")
+	rm -f "$_mf.resp"
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/  | /'
+	# shellcheck disable=SC2034 # for the scenarios
+	case "$out" in *rror*) monitor_error=1 ;; *) monitor_error=0 ;; esac
+	return 0
+}
+
 _cleanup() {
 	_exit_status=$?
 	_pcierrd_cleanup

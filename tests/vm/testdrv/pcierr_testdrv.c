@@ -35,9 +35,17 @@
  *        one of: none can_recover need_reset disconnect recovered
  *        defaults: need_reset, recovered, recovered
  *   delay_error_detected   rw  milliseconds the callback sleeps before it
- *   delay_mmio_enabled         returns (0 .. 60000, default 0)
- *   delay_slot_reset
- *   delay_resume
+ *   delay_mmio_enabled         returns (0 .. 60000, default 0), or "hang":
+ *   delay_slot_reset           the callback never returns until released
+ *   delay_resume               (release, config_reset, or the module's
+ *                              unload; it waits in TASK_IDLE, so the hung
+ *                              task detector stays quiet)
+ *   release                w   any write: a hanging callback of this
+ *                              device returns (with its configured answer)
+ *   delay_remove           rw  the same for the driver's remove(): ms it
+ *                              sleeps first, or "hang" (released by the
+ *                              driver's release_all, below: this device's
+ *                              files are gone while remove() runs)
  *   calls                  r   the calls so far, in order, space separated
  *                              on one line, each logged when it returns:
  *                              "error_detected(frozen)=need_reset
@@ -74,6 +82,8 @@
  *                              default) for all four; "-" for no
  *                              err_handler at all. The driver's err_handler
  *                              pointer is switched among const tables.
+ *   release_all            w   any write: every hanging callback and
+ *                              remove() of every device returns
  *
  * The presence of callbacks is a property of the driver (as in the kernel,
  * where err_handler belongs to struct pci_driver), so it applies to every
@@ -89,12 +99,15 @@
 #include <linux/string.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
+#include <linux/wait.h>
 
 #include "pcierr.h"
 
 #define TESTDRV_LOG_MAX		2048
 #define TESTDRV_DELAY_MAX_MS	60000
 #define TESTDRV_STORM_MAX	100000
+/* delay_<cb> = "hang": the callback waits until it is released */
+#define TESTDRV_DELAY_HANG	UINT_MAX
 
 enum testdrv_cb {
 	CB_ERROR_DETECTED,
@@ -149,7 +162,45 @@ struct testdrv_dev {
 	char log[TESTDRV_LOG_MAX];
 	int check_result;		/* the last check's return value */
 	spinlock_t storm_lock;		/* held during a storm: atomic context */
+	unsigned int release_gen;	/* bumped by release: hangs end */
+	unsigned int delay_remove_ms;	/* remove()'s delay, or HANG */
 };
+
+/* hanging callbacks wait here; testdrv_unloading releases them all */
+static DECLARE_WAIT_QUEUE_HEAD(testdrv_hang_wq);
+static bool testdrv_unloading;
+static unsigned int testdrv_release_all_gen;	/* the driver's release */
+
+static void testdrv_release_hangs(struct testdrv_dev *td)
+{
+	WRITE_ONCE(td->release_gen, td->release_gen + 1);	/* under td->lock */
+	wake_up_all(&testdrv_hang_wq);
+}
+
+/* the wait's condition: runs in TASK_IDLE, so it takes no lock */
+static bool testdrv_hang_over(struct testdrv_dev *td, unsigned int gen,
+			      unsigned int all_gen)
+{
+	return READ_ONCE(td->release_gen) != gen ||
+	       READ_ONCE(testdrv_release_all_gen) != all_gen ||
+	       READ_ONCE(testdrv_unloading);
+}
+
+/* sleep for a delay, or hang until released; td->lock not held */
+static void testdrv_delay(struct testdrv_dev *td, const char *what,
+			  unsigned int delay, unsigned int gen)
+{
+	unsigned int all_gen = READ_ONCE(testdrv_release_all_gen);
+
+	if (delay == TESTDRV_DELAY_HANG) {
+		dev_info(&td->pdev->dev, "%s hangs until released\n", what);
+		wait_event_idle(testdrv_hang_wq,
+				testdrv_hang_over(td, gen, all_gen));
+		dev_info(&td->pdev->dev, "%s released\n", what);
+	} else if (delay) {
+		msleep(delay);
+	}
+}
 
 static void testdrv_defaults(struct testdrv_dev *td)
 {
@@ -161,6 +212,7 @@ static void testdrv_defaults(struct testdrv_dev *td)
 	td->result[CB_RESUME] = RES_NONE;
 	for (i = 0; i < CB_COUNT; i++)
 		td->delay_ms[i] = 0;
+	td->delay_remove_ms = 0;
 	td->log_len = 0;
 	td->log_full = false;
 	td->log[0] = '\0';
@@ -204,15 +256,15 @@ static enum testdrv_result testdrv_enter(struct testdrv_dev *td,
 					 enum testdrv_cb cb)
 {
 	enum testdrv_result result;
-	unsigned int delay;
+	unsigned int delay, gen;
 
 	mutex_lock(&td->lock);
 	td->current_cb = cb;
 	delay = td->delay_ms[cb];
+	gen = td->release_gen;
 	mutex_unlock(&td->lock);
 
-	if (delay)
-		msleep(delay);
+	testdrv_delay(td, cb_names[cb], delay, gen);
 
 	mutex_lock(&td->lock);
 	td->current_cb = -1;
@@ -348,7 +400,23 @@ static ssize_t delay_show(struct device *dev, char *buf, enum testdrv_cb cb)
 	mutex_lock(&td->lock);
 	d = td->delay_ms[cb];
 	mutex_unlock(&td->lock);
+	if (d == TESTDRV_DELAY_HANG)
+		return sysfs_emit(buf, "hang\n");
 	return sysfs_emit(buf, "%u\n", d);
+}
+
+static int testdrv_parse_delay(const char *buf, unsigned int *d)
+{
+	int ret;
+
+	if (sysfs_streq(buf, "hang")) {
+		*d = TESTDRV_DELAY_HANG;
+		return 0;
+	}
+	ret = kstrtouint(buf, 0, d);
+	if (ret)
+		return ret;
+	return *d > TESTDRV_DELAY_MAX_MS ? -ERANGE : 0;
 }
 
 static ssize_t delay_store(struct device *dev, const char *buf, size_t count,
@@ -358,16 +426,46 @@ static ssize_t delay_store(struct device *dev, const char *buf, size_t count,
 	unsigned int d;
 	int ret;
 
-	ret = kstrtouint(buf, 0, &d);
+	ret = testdrv_parse_delay(buf, &d);
 	if (ret)
 		return ret;
-	if (d > TESTDRV_DELAY_MAX_MS)
-		return -ERANGE;
 	mutex_lock(&td->lock);
 	td->delay_ms[cb] = d;
 	mutex_unlock(&td->lock);
 	return count;
 }
+
+static ssize_t delay_remove_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	unsigned int d;
+
+	mutex_lock(&td->lock);
+	d = td->delay_remove_ms;
+	mutex_unlock(&td->lock);
+	if (d == TESTDRV_DELAY_HANG)
+		return sysfs_emit(buf, "hang\n");
+	return sysfs_emit(buf, "%u\n", d);
+}
+
+static ssize_t delay_remove_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	unsigned int d;
+	int ret;
+
+	ret = testdrv_parse_delay(buf, &d);
+	if (ret)
+		return ret;
+	mutex_lock(&td->lock);
+	td->delay_remove_ms = d;
+	mutex_unlock(&td->lock);
+	return count;
+}
+static DEVICE_ATTR_RW(delay_remove);
 
 #define TESTDRV_RESULT_ATTR(name, cb)					\
 static ssize_t result_##name##_show(struct device *dev,		\
@@ -454,10 +552,23 @@ static ssize_t config_reset_store(struct device *dev,
 
 	mutex_lock(&td->lock);
 	testdrv_defaults(td);
+	testdrv_release_hangs(td);
 	mutex_unlock(&td->lock);
 	return count;
 }
 static DEVICE_ATTR_WO(config_reset);
+
+static ssize_t release_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+
+	mutex_lock(&td->lock);
+	testdrv_release_hangs(td);
+	mutex_unlock(&td->lock);
+	return count;
+}
+static DEVICE_ATTR_WO(release);
 
 /*
  * The shim's API, resolved at each use: no module dependency, and the shim
@@ -578,6 +689,8 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_calls.attr,
 	&dev_attr_running.attr,
 	&dev_attr_config_reset.attr,
+	&dev_attr_release.attr,
+	&dev_attr_delay_remove.attr,
 	&dev_attr_storm.attr,
 	&dev_attr_report_upstream.attr,
 	&dev_attr_check.attr,
@@ -645,8 +758,18 @@ static ssize_t handlers_store(struct device_driver *drv, const char *buf,
 }
 static DRIVER_ATTR_RW(handlers);
 
+static ssize_t release_all_store(struct device_driver *drv, const char *buf,
+				 size_t count)
+{
+	WRITE_ONCE(testdrv_release_all_gen, testdrv_release_all_gen + 1);
+	wake_up_all(&testdrv_hang_wq);
+	return count;
+}
+static DRIVER_ATTR_WO(release_all);
+
 static struct attribute *testdrv_drv_attrs[] = {
 	&driver_attr_handlers.attr,
+	&driver_attr_release_all.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(testdrv_drv);
@@ -696,6 +819,13 @@ err_free:
 static void testdrv_remove(struct pci_dev *pdev)
 {
 	struct testdrv_dev *td = pci_get_drvdata(pdev);
+	unsigned int delay, gen;
+
+	mutex_lock(&td->lock);
+	delay = td->delay_remove_ms;
+	gen = td->release_gen;
+	mutex_unlock(&td->lock);
+	testdrv_delay(td, "remove", delay, gen);
 
 	pci_set_drvdata(pdev, NULL);
 	if (td->bar0)
@@ -792,6 +922,12 @@ static void __exit testdrv_exit(void)
 {
 	int i;
 
+	/*
+	 * A callback that hangs runs under the device lock, which unbinding
+	 * takes: release it first, or the unload would wait for ever.
+	 */
+	WRITE_ONCE(testdrv_unloading, true);
+	wake_up_all(&testdrv_hang_wq);
 	for (i = ARRAY_SIZE(testdrv_drivers) - 1; i >= 0; i--)
 		pci_unregister_driver(testdrv_drivers[i]);
 }

@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 300
+#
+# Scenario 25: pcierrd SIGKILLed at each step of a recovery in turn (issue
+# 11 point 7; scenario 16 kills it once, at the reset).
+#   Testdev B; one injection per round; the kill points are held by the
+#   test driver's hangs (delay_<cb> hang, delay_remove hang), so that none
+#   depends on timing:
+#   - error_detected, slot_reset, resume: pcierrd is killed while that
+#     callback hangs in the driver, started again, then the callback is
+#     released;
+#   - reset: error_detected hangs, is released and pcierrd killed at once
+#     (pcierrd learns of the completion and sends RESET meanwhile, or not);
+#   (the hotplug path's remove and rescan are scenario 30, which fails
+#   today: docs/reliability.md)
+#   After each kill pcierrd is started again on the same state directory
+#   and the recovery completes (RecoveryFinished recovered, the device
+#   bound, the PE normal); FreezeCount goes up by exactly one per round
+#   (no freeze lost or counted twice); the history has each round's
+#   recovery; at the end PRAGMA integrity_check says ok.
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+PE=$RP_TESTDEV_B
+DEV=$TESTDEV_B
+CLEANUP_PES=$PE
+require_normal "$PE"
+td_defaults
+td_clear "$DEV"
+command -v sqlite3 >/dev/null || fail "no sqlite3 (scripts/install-deps)"
+
+# (more freezes than the default 5 of an hour allow, with the runs before)
+pd_conf "[Policy]
+MaxFreezes=1000"
+sig_start
+pcierrd_start
+bus_objects "$PE" "$DEV"
+fc0=$(dev_prop "$DEV" FreezeCount)
+h0=$(history_count "$PE")
+n=0
+summary=
+
+# round NAME: inject, kill pcierrd at NAME (see above), restart, finish
+round() {
+	_name=$1
+	n=$((n + 1))
+	info "round $n: SIGKILL at $_name"
+	td_clear "$DEV"
+	case "$_name" in
+	error_detected|slot_reset|resume) td_set "$DEV" "delay_$_name" hang ;;
+	reset) td_set "$DEV" delay_error_detected hang ;;
+	remove|rescan) td_set "$DEV" delay_remove hang ;;
+	esac
+	_nh=$(dmesg | grep -c "$DEV: remove hangs")
+	sig_mark
+	must_call Inject ssu "$DEV" frozen 0
+	case "$_name" in
+	error_detected|slot_reset|resume|reset)
+		_cb=$_name
+		[ "$_name" = reset ] && _cb=error_detected
+		wait_until 30 grep -q "$_cb" "$SYS/$DEV/running" ||
+			fail "the driver's $_cb is not running"
+		;;
+	remove|rescan)
+		wait_until 30 sh -c "[ \$(dmesg | grep -c '$DEV: remove hangs') -gt $_nh ]" ||
+			fail "the driver's remove() did not start"
+		;;
+	esac
+	case "$_name" in
+	reset)
+		td_set "$DEV" delay_error_detected 0
+		echo "+ echo 1 > $SYS/$DEV/release; kill -KILL $PD_PID"
+		echo 1 > "$SYS/$DEV/release"
+		;;
+	rescan)
+		echo "+ echo 1 > $TD_DRIVER/release_all; kill -KILL $PD_PID"
+		echo 1 > "$TD_DRIVER/release_all"
+		;;
+	esac
+	pcierrd_kill9
+	_before=$(steps_since "$PE")
+	echo "  steps before the kill: [$_before]; the driver runs: $(cat "$SYS/$DEV/running" 2>/dev/null || echo "(no device)")"
+	sig_mark
+	pcierrd_start
+	case "$_name" in
+	error_detected|slot_reset|resume)
+		expect "still hanging after the restart" "$(cat "$SYS/$DEV/running")" "$_name"
+		# (no more hang: called again, the callback must return)
+		td_set "$DEV" "delay_$_name" 0
+		echo "+ echo 1 > $SYS/$DEV/release"
+		echo 1 > "$SYS/$DEV/release"
+		;;
+	remove)
+		echo "+ echo 1 > $TD_DRIVER/release_all"
+		echo 1 > "$TD_DRIVER/release_all"
+		;;
+	esac
+	finish_of "$PE" 90
+	_after=$(steps_since "$PE")
+	echo "  after the restart: $fin_result; steps: $_after"
+	expect "round $n ($_name): RecoveryFinished" "$fin_result" recovered
+	wait_until 20 bound_to "$DEV" pcierr_test || fail "$DEV is not bound to pcierr_test"
+	expect "round $n: shim PE state" "$(pe_state "$PE")" normal
+	wait_prop 10 slot "$PE" Step idle
+	# after a remove the Device object is a new one: look it up again
+	unset _pathcache_GetDevice_0000_03_00_0 2>/dev/null
+	wait_until 10 dev_path "$DEV" || fail "no Device object for $DEV"
+	expect_prop dev "$DEV" FreezeCount $((fc0 + n))
+	echo "  history entries of $PE: $(history_count "$PE")"
+	echo 1 > "$SYS/$DEV/config_reset"
+	summary="$summary
+  $_name: before the kill [$_before], after [$_after] $fin_result"
+}
+
+round error_detected
+round reset
+round slot_reset
+round resume
+echo "rounds:$summary"
+must_call GetHistory tsu 0 "$PE" 0
+printf '%s\n' "$out" | head -n 3
+h1=$(history_count "$PE")
+[ "${h1:-0}" -gt "${h0:-0}" ] || fail "no history was added ($h0 -> $h1)"
+# one "recovery" entry per round, result recovered (callbacks or full-hotplug)
+got=$(printf '%s\n' "$out" | grep -o '"recovery" "[a-z-]*" "recovered"' | wc -l)
+[ "$got" -ge "$n" ] || fail "the history has $got recovered recoveries for $n rounds"
+ok "the history has $((h1 - h0)) entries more, $got recoveries 'recovered' ($n rounds)"
+r=$(mgr_prop Resyncs)
+echo "  Resyncs $r"
+pcierrd_stop
+run sqlite3 "$PD_STATE/state.db" 'PRAGMA integrity_check;'
+expect "integrity_check" "$out" ok
