@@ -177,6 +177,7 @@ u32 pcierr_topo_gen(void);
 u64 pcierr_pe_id(struct pcierr_pe *pe);
 int pcierr_pe_init(void);
 void pcierr_pe_quiesce(void);
+void pcierr_pe_thaw_all(void);
 void pcierr_pe_exit(void);
 void pcierr_pe_get(struct pcierr_pe *pe);
 void pcierr_pe_put(struct pcierr_pe *pe);

@@ -174,6 +174,8 @@ static void pcierr_stop(void)
 	WRITE_ONCE(pcierr_exiting, true);
 	synchronize_rcu();
 	pcierr_pe_quiesce();	/* watchdogs off, operations finished */
+	flush_workqueue(pcierr_wq);	/* pending freezes applied */
+	pcierr_pe_thaw_all();	/* and lifted: not left to nobody */
 	pcierr_pe_exit();	/* notifier off, PEs and devices released */
 }
 

@@ -394,6 +394,48 @@ static void pcierr_pe_kill(struct pcierr_pe *pe)
 	pcierr_pe_put(pe);		/* the list's reference */
 }
 
+/*
+ * Whether a bridge's PE has no device left below its bridge (the bridge
+ * listed in its own PE does not count). Caller holds pcierr_topo_lock.
+ */
+static bool pcierr_pe_empty_locked(struct pcierr_pe *pe)
+{
+	struct pcierr_dev *dev;
+
+	list_for_each_entry(dev, &pe->devs, pe_node)
+		if (pe->root_single || dev->pdev != pe->head)
+			return false;
+	return true;
+}
+
+/*
+ * The last device of a frozen PE went away (pciehp, a surprise removal):
+ * nothing is frozen any more, the PE is REMOVED as after a REMOVE, and a
+ * device added later makes it NORMAL with a new id (pcierr_dev_add_locked)
+ * instead of joining a frozen PE. Caller holds pcierr_topo_lock.
+ */
+static void pcierr_pe_emptied_locked(struct pcierr_pe *pe)
+{
+	enum pcierr_pe_state old;
+	unsigned long flags;
+	bool thawed = false;
+
+	if (pe->root_single || !pcierr_pe_empty_locked(pe))
+		return;
+	spin_lock_irqsave(&pe->lock, flags);
+	old = pe->state;
+	if (old == PCIERR_PE_STATE_FROZEN ||
+	    old == PCIERR_PE_STATE_MMIO_ENABLED ||
+	    old == PCIERR_PE_STATE_RESET) {
+		pe->state = PCIERR_PE_STATE_REMOVED;
+		pe->freeze_done = pe->freeze_req;	/* nothing to freeze */
+		thawed = true;
+	}
+	spin_unlock_irqrestore(&pe->lock, flags);
+	if (thawed && pe->head)
+		pci_info(pe->head, "pcierr: every device of the frozen PE is gone: PE removed\n");
+}
+
 /* Returns a PE headed by the removed bridge, to kill once unlocked. */
 static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 {
@@ -427,6 +469,7 @@ static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 		if (headed)
 			pcierr_pe_unlink_locked(headed);
 	}
+	pcierr_pe_emptied_locked(pe);
 	pcierr_topo_changed();
 	pcierr_dev_put(dev);
 	return headed;
@@ -876,6 +919,69 @@ void pcierr_pe_quiesce(void)
 		flush_workqueue(pe->wq);
 		pcierr_pe_put(pe);
 	}
+}
+
+/*
+ * Module unload: a freeze the shim applied is not left behind by a module
+ * that no longer exists, nor a device whose recovery the unload cut left
+ * with a frozen channel. Every device still frozen gets its decode, bus
+ * mastering (if its driver still wants it), INTx and MSI-X back as the
+ * freeze found them, and its channel state normal; its PE is normal. No
+ * driver is called: the recovery is not finished, a daemon that resyncs
+ * with the next shim finds a working PE. Called once the operations have
+ * finished and the pending freezes are applied, with the bus notifier
+ * still on, under the rescan lock so that no device goes away meanwhile.
+ */
+void pcierr_pe_thaw_all(void)
+{
+	char last[PCIERR_ADDR_MAX] = "";
+	struct pcierr_dev **devs;
+	struct pcierr_pe *pe;
+	enum pcierr_pe_state st;
+	struct pci_dev *pdev;
+	unsigned long flags;
+	int i, n, thawed;
+	bool frozen;
+
+	pci_lock_rescan_remove();
+	while ((pe = pcierr_pe_next(last))) {
+		strscpy(last, pe->name, sizeof(last));
+		mutex_lock(&pe->freeze_lock);
+		n = pcierr_pe_snapshot(pe, true, &devs);
+		thawed = 0;
+		for (i = 0; i < n; i++) {
+			pdev = devs[i]->pdev;
+			if (READ_ONCE(devs[i]->removed))
+				continue;
+			mutex_lock(&devs[i]->state_lock);
+			frozen = devs[i]->hw_frozen;
+			mutex_unlock(&devs[i]->state_lock);
+			if (frozen)
+				pcierr_unfreeze_dev(devs[i], true);
+			if (READ_ONCE(pdev->error_state) ==
+			    pci_channel_io_frozen)
+				frozen = true;
+			pcierr_set_io_state(pdev, pci_channel_io_normal);
+			if (frozen)
+				thawed++;
+		}
+		if (n > 0)
+			pcierr_snapshot_put(devs, n);
+		spin_lock_irqsave(&pe->lock, flags);
+		st = pe->state;
+		if (st == PCIERR_PE_STATE_FROZEN ||
+		    st == PCIERR_PE_STATE_MMIO_ENABLED ||
+		    st == PCIERR_PE_STATE_RESET)
+			pe->state = PCIERR_PE_STATE_NORMAL;
+		pe->freeze_done = pe->freeze_req;
+		spin_unlock_irqrestore(&pe->lock, flags);
+		mutex_unlock(&pe->freeze_lock);
+		if (thawed)
+			pcierr_pe_info(pe, "module unload: freeze of %d devices lifted, recovery not finished\n",
+				       thawed);
+		pcierr_pe_put(pe);
+	}
+	pci_unlock_rescan_remove();
 }
 
 void pcierr_pe_exit(void)
