@@ -4,16 +4,17 @@
 #
 # Scenario 29: a new card in the slot of a card that was unplugged while
 # frozen (issue 11 point 5, "a device_add of a new card gives a fresh,
-# healthy PE"; vm-faults-defects: fails today, see docs/reliability.md).
+# healthy PE"; in vm-check since branch k-faults, docs/reliability.md).
 #   No pcierrd. Testdev B's PE is frozen (INJECT) and stays so; QEMU's
 #   monitor unplugs B (device_del, pciehp). Once it is gone, a new
 #   pci-testdev is added at the same place (device_add): the shim must give
 #   it a fresh PE (new id) that is normal, not frozen, with the new card
 #   bound and its config space readable, without any recovery.
-# Measured today (scenario 23, with pcierrd): the emptied PE stays frozen
+# Before the fix (scenario 23, with pcierrd): the emptied PE stayed frozen
 # in the shim (pe_state=frozen, last_op error_detected); the new card
-# joins the frozen PE, and pcierrd, finding it frozen on its resync,
-# recovers it at once by hot-unplug, reset and rescan of the new card.
+# joined the frozen PE, and pcierrd, finding it frozen on its resync,
+# recovered it at once by hot-unplug, reset and rescan of the new card.
+# Now the emptied PE is "removed" and the new card makes it normal.
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$RP_TESTDEV_B
