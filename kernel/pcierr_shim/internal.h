@@ -86,6 +86,7 @@ struct pcierr_pe {
 	bool busy;
 	bool disabled;
 	bool dead;			/* unlinked from pcierr_pes */
+	bool unplugged;			/* emptied while frozen (pe.c) */
 	unsigned long freeze_req;
 	unsigned long freeze_done;
 	unsigned int watch_ms;

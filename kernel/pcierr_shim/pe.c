@@ -331,6 +331,7 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 	spin_lock_irqsave(&pe->lock, flags);
 	if (pe->state == PCIERR_PE_STATE_REMOVED)
 		pe->state = PCIERR_PE_STATE_NORMAL;
+	pe->unplugged = false;
 	spin_unlock_irqrestore(&pe->lock, flags);
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
@@ -412,7 +413,10 @@ static bool pcierr_pe_empty_locked(struct pcierr_pe *pe)
  * The last device of a frozen PE went away (pciehp, a surprise removal):
  * nothing is frozen any more, the PE is REMOVED as after a REMOVE, and a
  * device added later makes it NORMAL with a new id (pcierr_dev_add_locked)
- * instead of joining a frozen PE. Caller holds pcierr_topo_lock.
+ * instead of joining a frozen PE. An operation in flight (a RESET that
+ * ran as the card went) does not stamp a frozen state over it
+ * (pcierr_pe_set_state_if()); the next explicit state (REMOVE, DISABLE,
+ * ...) or device clears that. Caller holds pcierr_topo_lock.
  */
 static void pcierr_pe_emptied_locked(struct pcierr_pe *pe)
 {
@@ -429,6 +433,7 @@ static void pcierr_pe_emptied_locked(struct pcierr_pe *pe)
 	    old == PCIERR_PE_STATE_RESET) {
 		pe->state = PCIERR_PE_STATE_REMOVED;
 		pe->freeze_done = pe->freeze_req;	/* nothing to freeze */
+		pe->unplugged = true;
 		thawed = true;
 	}
 	spin_unlock_irqrestore(&pe->lock, flags);
@@ -773,13 +778,15 @@ void pcierr_pe_set_state(struct pcierr_pe *pe, enum pcierr_pe_state state)
 
 	spin_lock_irqsave(&pe->lock, flags);
 	pe->state = state;
+	pe->unplugged = false;
 	spin_unlock_irqrestore(&pe->lock, flags);
 }
 
 /*
  * Set the state an operation leads to, unless a detection came in since
  * @freeze_req was sampled (D11): then the PE stays (or is again) frozen.
- * Returns whether the state was set.
+ * Returns whether the state was set. A PE emptied while frozen stays
+ * REMOVED unless @state is NORMAL (true is returned: nothing to refreeze).
  */
 bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
 			    unsigned long freeze_req)
@@ -788,6 +795,12 @@ bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
 	bool set;
 
 	spin_lock_irqsave(&pe->lock, flags);
+	/* Emptied while frozen: nothing left to be frozen or reset. */
+	if (pe->unplugged && state != PCIERR_PE_STATE_NORMAL) {
+		spin_unlock_irqrestore(&pe->lock, flags);
+		return true;
+	}
+	pe->unplugged = false;
 	set = pe->freeze_req == freeze_req;
 	if (set)
 		pe->state = state;
