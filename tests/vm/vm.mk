@@ -89,19 +89,18 @@ vm-initramfs: $(VM_INITRAMFS)
 # name and in the open: "make soak" runs them and fails until pcierrd
 # answers in time.
 VM_SOAK_SCEN  := 41-pcierrd-bus-abuse 42-pcierrd-storm
-# Three fault scenarios of issue 11 fail today on defects outside the test
-# bed (docs/reliability.md, "Faults"): rmmod of the shim with recoveries
-# in flight leaves their devices frozen without a healthy snapshot, and
-# after insmod pcierrd disables the slots for good (26); a recovery whose
+# Two fault scenarios of issue 11 fail today on defects outside the test
+# bed (docs/reliability.md, "Faults"): a recovery whose
 # hung callback is ended by rmmod of its driver can end "gone" with the
 # device present and its PE left frozen (28, intermittent: 1 of 2 runs);
 # pcierrd killed during the REMOVE of a hotplug
 # recovery rescans without reset and never finishes the recovery (30).
 # Not in make check, by name and in the open: "make vm-faults-defects"
 # runs them and fails until they are mended.
-# (29, a card hot-added where a frozen card was unplugged, passes since
-# branch k-faults: it is in vm-check.)
-VM_FAULTS_DEFECTS := 26-shim-reload-load 28-callback-hang-rmmod 30-pcierrd-kill-hotplug
+# (26, rmmod/insmod of the shim under load, and 29, a card hot-added
+# where a frozen card was unplugged, pass since branch k-faults: they are
+# in vm-check.)
+VM_FAULTS_DEFECTS := 28-callback-hang-rmmod 30-pcierrd-kill-hotplug
 VM_CHECK_SCEN := $(filter-out $(VM_SOAK_SCEN) $(VM_FAULTS_DEFECTS),$(sort $(basename $(notdir \
 	$(wildcard $(VM_DIR)/scenarios/[0-9]*.sh)))))
 
