@@ -976,6 +976,21 @@ static int on_timeout(struct ctx *c)
 	return 0;
 }
 
+int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd done_op,
+				 pcierr_usec_t now, pcierr_usec_t mono)
+{
+	if (!rec || rec->phase != PCIERR_PHASE_IDLE ||
+	    (done_op != PCIERR_CMD_REMOVE && done_op != PCIERR_CMD_RESET))
+		return -EINVAL;
+	*rec = PCIERR_RECOVERY_INIT;
+	rec->mode = PCIERR_MODE_FULL_HOTPLUG;
+	rec->phase = done_op == PCIERR_CMD_REMOVE ? PCIERR_PHASE_REMOVE : PCIERR_PHASE_RESET;
+	rec->last_reset = PCIERR_RESET_UNSPEC;
+	rec->started_usec = now;
+	rec->started_mono = mono;
+	return 0;
+}
+
 int pcierr_policy_step(const struct pcierr_config *cfg,
 		       const struct pcierr_policy_pe *pe,
 		       struct pcierr_recovery *rec,
