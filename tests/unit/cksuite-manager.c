@@ -637,6 +637,50 @@ START_TEST(restart_after_reset_finishes)
 }
 END_TEST
 
+/*
+ * Scenario 28 (docs/reliability.md): the driver of the only card leaves
+ * (rmmod) while its error_detected runs; the callback returns need_reset,
+ * the card stays, unbound. pcierrd hears the unbind (a refresh: the card
+ * has no driver now) before the OP_DONE. The recovery must go on (reset,
+ * slot_reset and resume, which the unbound card answers "no driver") and
+ * end recovered with the PE normal - not "gone" with the PE frozen, as
+ * when the bridge heading the PE was counted as a member with no answer.
+ */
+START_TEST(unbound_mid_callback_not_gone)
+{
+	struct pcierr_device *d;
+	struct pcierr_uevent u = { .type = PCIERR_UEVENT_UNBIND };
+
+	start(30);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "report:error_detected");
+	/* rmmod: the callback returns (need_reset), then the unbind */
+	d = (struct pcierr_device *)pcierr_pe_find_device(fake_pe(k, PE_A), DEV_A);
+	ck_assert_ptr_nonnull(d);
+	free(d->driver);
+	d->driver = strdup("");
+	ck_assert_ptr_nonnull(d->driver);
+	d->handlers = 0;
+	snprintf(u.addr, sizeof(u.addr), "%s", DEV_A);
+	udev_source_dispatch(m, &u);
+	run_idle();
+	ck_assert(!manager_find_device(m, DEV_A)->driver ||
+		  !manager_find_device(m, DEV_A)->driver[0]);
+	k->answer[PCIERR_STEP_SLOT_RESET] = PCIERR_RESULT_NO_DRIVER;
+	k->answer[PCIERR_STEP_RESUME] = PCIERR_RESULT_NO_DRIVER;
+	ck_assert(fake_complete(k, PE_A));
+	k->auto_complete = true;
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset report:resume");
+	ck_assert_int_eq(fake_pe(k, PE_A)->state, PCIERR_PE_STATE_NORMAL);
+	ck_assert_ptr_nonnull(manager_find_device(m, DEV_A));
+	stop();
+}
+END_TEST
+
 START_TEST(kernel_aer_without_end)
 {
 	struct pcierr_uevent u = { .type = PCIERR_UEVENT_AER, .aer = PCIERR_POLICY_AER_BEGIN };
@@ -1443,6 +1487,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, shim_gone_mid_recovery);
 	tcase_add_test(tc, restart_after_remove_finishes);
 	tcase_add_test(tc, restart_after_reset_finishes);
+	tcase_add_test(tc, unbound_mid_callback_not_gone);
 	tcase_add_test(tc, kernel_aer_without_end);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);
