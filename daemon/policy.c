@@ -1001,11 +1001,15 @@ int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd do
 				 pcierr_usec_t now, pcierr_usec_t mono)
 {
 	if (!rec || rec->phase != PCIERR_PHASE_IDLE ||
-	    (done_op != PCIERR_CMD_REMOVE && done_op != PCIERR_CMD_RESET))
+	    (done_op != PCIERR_CMD_REMOVE && done_op != PCIERR_CMD_RESET &&
+	     done_op != PCIERR_CMD_RECOVER))
 		return -EINVAL;
 	*rec = PCIERR_RECOVERY_INIT;
-	rec->mode = PCIERR_MODE_FULL_HOTPLUG;
-	rec->phase = done_op == PCIERR_CMD_REMOVE ? PCIERR_PHASE_REMOVE : PCIERR_PHASE_RESET;
+	rec->mode = done_op == PCIERR_CMD_RECOVER ? PCIERR_MODE_CALLBACKS :
+		    PCIERR_MODE_FULL_HOTPLUG;
+	rec->phase = done_op == PCIERR_CMD_REMOVE ? PCIERR_PHASE_REMOVE :
+		     done_op == PCIERR_CMD_RESET ? PCIERR_PHASE_RESET :
+		     PCIERR_PHASE_ERROR_DETECTED;
 	rec->last_reset = PCIERR_RESET_UNSPEC;
 	rec->started_usec = now;
 	rec->started_mono = mono;

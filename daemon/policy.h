@@ -353,7 +353,9 @@ struct pcierr_recovery {
  * operation's OP_DONE, and the policy goes on (after REMOVE: wait for udev,
  * reset, rescan; after RESET: rescan). No freeze is counted: the pcierrd
  * that began the recovery counted it. Returns 0, or -EINVAL (rec untouched)
- * for another op or a rec that is not idle.
+ * for another op or a rec that is not idle. done_op RECOVER: a callback
+ * recovery whose one RECOVER (error_detected first) the kernel finished;
+ * its steps are then fed as recovery.c feeds any RECOVER's.
  */
 int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd done_op,
 				 pcierr_usec_t now, pcierr_usec_t mono);

@@ -1268,6 +1268,18 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 
 	if (!s)
 		return;
+	if (s->op_id == 0 && !recovery_busy(s) && !admin_pending(s) &&
+	    rd->n_steps > 0 && rd->steps[0].op == PCIERR_CMD_REPORT &&
+	    rd->steps[0].step == PCIERR_STEP_ERROR_DETECTED &&
+	    pcierr_policy_resume_hotplug(&s->rec, PCIERR_CMD_RECOVER, now_realtime_usec(),
+					 now_boottime_usec()) == 0) {
+		/* a pcierrd before a restart started it (scenario 25): its
+		 * steps finish that recovery here, the freeze counted then */
+		log_notice("Slot %s: a recover started before pcierrd restarted has finished; taking its steps up.",
+			   s->addr);
+		emit_started(s);
+		s->op_id = rd->op_id;
+	}
 	if (s->op_id == 0 || s->op_id != rd->op_id) {
 		log_debug("Slot %s: completion of recover %" PRIu64 " ignored (waiting for %" PRIu64 ").",
 			  s->addr, rd->op_id, s->op_id);

@@ -681,6 +681,42 @@ START_TEST(unbound_mid_callback_not_gone)
 }
 END_TEST
 
+/*
+ * Scenario 25, round 1 with RECOVER (issue 12): pcierrd killed while the
+ * kernel's RECOVER hangs in error_detected; the restarted pcierrd waits
+ * for it; the kernel finishes every step. Its completion names an
+ * operation this pcierrd did not start: it must still finish the
+ * recovery (RecoveryStarted/Finished "recovered"), not ignore it.
+ */
+START_TEST(restart_during_recover_finishes)
+{
+	start_recover(30);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "recover");
+	m = manager_free(m);	/* SIGKILL */
+
+	heard[0] = 0;
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->observer = &recorder;
+	m->config.defaults.step_timeout_sec = 30;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	run_idle();
+	ck_assert(!recovery_busy(slot_a()));
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_str_eq(heard, "started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
+	stop();
+}
+END_TEST
+
 START_TEST(kernel_aer_without_end)
 {
 	struct pcierr_uevent u = { .type = PCIERR_UEVENT_AER, .aer = PCIERR_POLICY_AER_BEGIN };
@@ -1488,6 +1524,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, restart_after_remove_finishes);
 	tcase_add_test(tc, restart_after_reset_finishes);
 	tcase_add_test(tc, unbound_mid_callback_not_gone);
+	tcase_add_test(tc, restart_during_recover_finishes);
 	tcase_add_test(tc, kernel_aer_without_end);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);
