@@ -441,6 +441,7 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	s->backend = pe->backend;
 	s->state = pe->state;
 	s->flags = pe->flags;
+	s->last_op = pe->last_op;
 	s->reset_types = pe->reset_types;
 	s->generation = pe->generation;
 	s->pe_id = pe->id;

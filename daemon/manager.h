@@ -85,6 +85,7 @@ struct slot {
 
 	enum pcierr_pe_state state;	/* the shim's */
 	uint32_t flags;			/* PCIERR_PE_F_* */
+	struct pcierr_last_op last_op;	/* the shim's, as last seen (op_id 0: none) */
 	uint32_t reset_types;
 	uint32_t generation;
 	uint64_t pe_id;			/* the shim's PE id last seen: named in

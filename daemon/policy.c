@@ -754,29 +754,50 @@ static int on_aer(struct ctx *c)
 
 /*
  * Merge the results of the devices that take part in callback recovery
- * (aware devices and bridges); *all_gone when none of them is still there.
+ * (aware endpoints); *all_gone when none of them is still there.
+ *
+ * The shim's REPORT answers for endpoints only, never for bridges, so a
+ * bridge is no member that could answer (it was counted as one: a PE whose
+ * only card lost its driver mid-recovery, an rmmod, then had a member and
+ * no answer, and ended "gone" with the card present: scenario 28). An
+ * endpoint whose driver left after it answered (no driver bound now) still
+ * counts: its answer is its driver's last word, and the card is there.
+ * With no card left in the PE at all, an answer-less step is "gone".
  */
 static enum pcierr_result merge_results(const struct ctx *c, enum pcierr_result start,
 					bool *all_gone)
 {
 	enum pcierr_result r = start;
-	size_t members = 0, alive = 0;
+	size_t members = 0, cards = 0, answered = 0, alive = 0;
 
-	for (size_t i = 0; i < c->pe->n_devices; i++)
-		if (!is_unaware(&c->pe->devices[i]))
+	for (size_t i = 0; i < c->pe->n_devices; i++) {
+		const struct pcierr_policy_device *d = &c->pe->devices[i];
+
+		if (is_bridge(d))
+			continue;
+		cards++;
+		if (!is_unaware(d))
 			members++;
+	}
 
 	for (size_t i = 0; i < c->ev->n_results; i++) {
 		const struct pcierr_policy_result *res = &c->ev->results[i];
 		int d = find_device(c->pe, res->addr);
+		const struct pcierr_policy_device *dev;
 
-		if (d < 0 || is_unaware(&c->pe->devices[d]))
+		if (d < 0)
 			continue;
+		dev = &c->pe->devices[d];
+		/* unaware and bound: hot-unplugged, not merged; unbound
+		 * since it answered: merged (NO_DRIVER has no vote) */
+		if (is_bridge(dev) || (is_unaware(dev) && dev->driver_bound))
+			continue;
+		answered++;
 		if (res->result != PCIERR_RESULT_GONE)
 			alive++;
 		r = pcierr_policy_merge(r, res->result);
 	}
-	*all_gone = members > 0 && alive == 0;
+	*all_gone = alive == 0 && (cards == 0 || members > 0 || answered > 0);
 	return r;
 }
 
@@ -973,6 +994,25 @@ static int on_timeout(struct ctx *c)
 			 c->pe_settings.step_timeout_sec);
 		return 0;
 	}
+	return 0;
+}
+
+int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd done_op,
+				 pcierr_usec_t now, pcierr_usec_t mono)
+{
+	if (!rec || rec->phase != PCIERR_PHASE_IDLE ||
+	    (done_op != PCIERR_CMD_REMOVE && done_op != PCIERR_CMD_RESET &&
+	     done_op != PCIERR_CMD_RECOVER))
+		return -EINVAL;
+	*rec = PCIERR_RECOVERY_INIT;
+	rec->mode = done_op == PCIERR_CMD_RECOVER ? PCIERR_MODE_CALLBACKS :
+		    PCIERR_MODE_FULL_HOTPLUG;
+	rec->phase = done_op == PCIERR_CMD_REMOVE ? PCIERR_PHASE_REMOVE :
+		     done_op == PCIERR_CMD_RESET ? PCIERR_PHASE_RESET :
+		     PCIERR_PHASE_ERROR_DETECTED;
+	rec->last_reset = PCIERR_RESET_UNSPEC;
+	rec->started_usec = now;
+	rec->started_mono = mono;
 	return 0;
 }
 

@@ -346,6 +346,21 @@ struct pcierr_recovery {
 #define PCIERR_RECOVERY_INIT ((struct pcierr_recovery) { .phase = PCIERR_PHASE_IDLE })
 
 /*
+ * A full-hotplug recovery that a pcierrd before a restart was carrying out
+ * and that the kernel's state shows half done (docs/reliability.md,
+ * scenario 30): rec becomes that recovery with done_op (REMOVE or RESET)
+ * in flight, as if this pcierrd had issued it; the caller then feeds that
+ * operation's OP_DONE, and the policy goes on (after REMOVE: wait for udev,
+ * reset, rescan; after RESET: rescan). No freeze is counted: the pcierrd
+ * that began the recovery counted it. Returns 0, or -EINVAL (rec untouched)
+ * for another op or a rec that is not idle. done_op RECOVER: a callback
+ * recovery whose one RECOVER (error_detected first) the kernel finished;
+ * its steps are then fed as recovery.c feeds any RECOVER's.
+ */
+int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd done_op,
+				 pcierr_usec_t now, pcierr_usec_t mono);
+
+/*
  * Feed one input. cfg: the configuration (settings are resolved per
  * device and PE); pe: the PE as it is now; rec: its recovery state, updated;
  * out: filled in completely. Returns 0, or -EINVAL for a bad input (rec

@@ -1268,6 +1268,18 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 
 	if (!s)
 		return;
+	if (s->op_id == 0 && !recovery_busy(s) && !admin_pending(s) &&
+	    rd->n_steps > 0 && rd->steps[0].op == PCIERR_CMD_REPORT &&
+	    rd->steps[0].step == PCIERR_STEP_ERROR_DETECTED &&
+	    pcierr_policy_resume_hotplug(&s->rec, PCIERR_CMD_RECOVER, now_realtime_usec(),
+					 now_boottime_usec()) == 0) {
+		/* a pcierrd before a restart started it (scenario 25): its
+		 * steps finish that recovery here, the freeze counted then */
+		log_notice("Slot %s: a recover started before pcierrd restarted has finished; taking its steps up.",
+			   s->addr);
+		emit_started(s);
+		s->op_id = rd->op_id;
+	}
 	if (s->op_id == 0 || s->op_id != rd->op_id) {
 		log_debug("Slot %s: completion of recover %" PRIu64 " ignored (waiting for %" PRIu64 ").",
 			  s->addr, rd->op_id, s->op_id);
@@ -1596,6 +1608,51 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 	}
 }
 
+/*
+ * A hot-unplug recovery cut short by a restart of pcierrd (scenario 30):
+ * the kernel's state tells where it was. The PE emptied by REMOVE (state
+ * removed), or emptied with a RESET as its last operation (state reset, no
+ * card): the recovery is finished as the policy would have gone on,
+ * reset (if the PE still needs one: after REMOVE) and rescan, with its
+ * RecoveryStarted/Finished and history. Acted on but maybe not written:
+ * nothing; the freeze was counted by the pcierrd that began the recovery
+ * (its devices are gone from the kernel's dump, so none is counted here).
+ * True when it took the slot over.
+ */
+static bool resume_hotplug(struct slot *s)
+{
+	struct pcierr_policy_event ev = {
+		.type = PCIERR_POLICY_EV_OP_DONE,
+		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
+	};
+	size_t cards = 0;
+
+	for (size_t i = 0; i < s->n_devices; i++)
+		if (!is_head(s, s->devices[i]))
+			cards++;
+	if (s->state == PCIERR_PE_STATE_REMOVED)
+		ev.op = PCIERR_CMD_REMOVE;
+	else if (s->state == PCIERR_PE_STATE_RESET && cards == 0 &&
+		 s->last_op.op_id != 0 && s->last_op.done && s->last_op.op == PCIERR_CMD_RESET)
+		ev.op = PCIERR_CMD_RESET;
+	else
+		return false;
+	if (s->last_op.op_id != 0 && s->last_op.done && s->last_op.op == ev.op)
+		ev.error = -s->last_op.error;
+	if (pcierr_policy_resume_hotplug(&s->rec, ev.op, ev.now, ev.mono) < 0)
+		return false;
+	log_notice("Slot %s found %s with no card by a resync: a hot-unplug recovery was cut short (pcierrd restarted after its %s); finishing it.",
+		   s->addr, pcierr_pe_state_to_string(s->state) ?: "?",
+		   pcierr_op_to_string(ev.op) ?: "?");
+	emit_started(s);
+	history(s, NULL, PCIERR_HISTORY_STEP, pcierr_op_to_string(ev.op) ?: "?",
+		ev.error ? "failed" : "ok", "", 0, ev.error, "found by a resync after a restart",
+		NULL);
+	feed(s, &ev);
+	return true;
+}
+
 void recovery_resync_slot(struct slot *s)
 {
 	struct manager *m = s->manager;
@@ -1625,6 +1682,8 @@ void recovery_resync_slot(struct slot *s)
 			 s->addr);
 		return;
 	}
+	if (resume_hotplug(s))
+		return;
 	if (s->state == PCIERR_PE_STATE_REMOVED) {
 		log_notice("Slot %s was left hot-unplugged; rescanning.", s->addr);
 		r = m->kops->rescan(m->kernel, s->addr, s->pe_id, &op_id);

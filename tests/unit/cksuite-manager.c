@@ -553,6 +553,170 @@ START_TEST(shim_gone_mid_recovery)
 }
 END_TEST
 
+/*
+ * Scenario 30 (docs/reliability.md): pcierrd killed during the hot-unplug
+ * path of a recovery. A card without recovery callbacks on PE A; the
+ * first pcierrd starts the recovery (REMOVE) and dies with the operation
+ * in flight (or, at_reset, after REMOVE and with the RESET in flight);
+ * the kernel finishes it meanwhile, nobody hears its OP_DONE. A pcierrd
+ * started afresh on the same kernel finds the PE emptied by the resync
+ * and must finish the recovery: reset (only after REMOVE), rescan, and
+ * RecoveryStarted/Finished "recovered" - not just a rescan outside any
+ * recovery (what it did before).
+ */
+static void restart_mid_hotplug(bool at_reset)
+{
+	struct pcierr_device *d;
+
+	k = fake_kernel_new();
+	k->model_hotplug = true;
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	d = &fake_pe(k, PE_A)->devices[1];
+	d->handlers = 0;	/* a driver without err_handler */
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->config.defaults.step_timeout_sec = 30;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "remove");
+	if (at_reset) {
+		struct pcierr_uevent u = { .type = PCIERR_UEVENT_REMOVE };
+
+		ck_assert(fake_complete(k, PE_A));
+		run_idle();
+		snprintf(u.addr, sizeof(u.addr), "%s", DEV_A);
+		udev_source_dispatch(m, &u);
+		run_idle();
+		ck_assert_str_eq(commands(), "remove reset:hot");
+	}
+	/* SIGKILL: the operation in flight goes on in the kernel, its
+	 * OP_DONE reaches nobody */
+	m = manager_free(m);
+	k->drop_op = at_reset ? PCIERR_CMD_RESET : PCIERR_CMD_REMOVE;
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert_int_eq(fake_pe(k, PE_A)->state,
+			 at_reset ? PCIERR_PE_STATE_RESET : PCIERR_PE_STATE_REMOVED);
+	ck_assert_uint_eq(fake_pe(k, PE_A)->n_devices, 1);
+
+	heard[0] = 0;
+	k->auto_complete = true;
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->observer = &recorder;
+	m->config.defaults.step_timeout_sec = 30;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	/* one reset, before the kill or after the restart */
+	ck_assert_str_eq(commands(), "remove reset:hot rescan");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(heard, at_reset ? "started step:rescan finished" :
+			 "started step:wait_udev step:reset step:rescan finished");
+	ck_assert_uint_eq(m->counters.recoveries_started, 1);
+	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+	ck_assert_int_eq(fake_pe(k, PE_A)->state, PCIERR_PE_STATE_NORMAL);
+	ck_assert_ptr_nonnull(manager_find_device(m, DEV_A));
+	stop();
+}
+
+START_TEST(restart_after_remove_finishes)
+{
+	restart_mid_hotplug(false);
+}
+END_TEST
+
+START_TEST(restart_after_reset_finishes)
+{
+	restart_mid_hotplug(true);
+}
+END_TEST
+
+/*
+ * Scenario 28 (docs/reliability.md): the driver of the only card leaves
+ * (rmmod) while its error_detected runs; the callback returns need_reset,
+ * the card stays, unbound. pcierrd hears the unbind (a refresh: the card
+ * has no driver now) before the OP_DONE. The recovery must go on (reset,
+ * slot_reset and resume, which the unbound card answers "no driver") and
+ * end recovered with the PE normal - not "gone" with the PE frozen, as
+ * when the bridge heading the PE was counted as a member with no answer.
+ */
+START_TEST(unbound_mid_callback_not_gone)
+{
+	struct pcierr_device *d;
+	struct pcierr_uevent u = { .type = PCIERR_UEVENT_UNBIND };
+
+	start(30);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "report:error_detected");
+	/* rmmod: the callback returns (need_reset), then the unbind */
+	d = (struct pcierr_device *)pcierr_pe_find_device(fake_pe(k, PE_A), DEV_A);
+	ck_assert_ptr_nonnull(d);
+	free(d->driver);
+	d->driver = strdup("");
+	ck_assert_ptr_nonnull(d->driver);
+	d->handlers = 0;
+	snprintf(u.addr, sizeof(u.addr), "%s", DEV_A);
+	udev_source_dispatch(m, &u);
+	run_idle();
+	ck_assert(!manager_find_device(m, DEV_A)->driver ||
+		  !manager_find_device(m, DEV_A)->driver[0]);
+	k->answer[PCIERR_STEP_SLOT_RESET] = PCIERR_RESULT_NO_DRIVER;
+	k->answer[PCIERR_STEP_RESUME] = PCIERR_RESULT_NO_DRIVER;
+	ck_assert(fake_complete(k, PE_A));
+	k->auto_complete = true;
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset report:resume");
+	ck_assert_int_eq(fake_pe(k, PE_A)->state, PCIERR_PE_STATE_NORMAL);
+	ck_assert_ptr_nonnull(manager_find_device(m, DEV_A));
+	stop();
+}
+END_TEST
+
+/*
+ * Scenario 25, round 1 with RECOVER (issue 12): pcierrd killed while the
+ * kernel's RECOVER hangs in error_detected; the restarted pcierrd waits
+ * for it; the kernel finishes every step. Its completion names an
+ * operation this pcierrd did not start: it must still finish the
+ * recovery (RecoveryStarted/Finished "recovered"), not ignore it.
+ */
+START_TEST(restart_during_recover_finishes)
+{
+	start_recover(30);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "recover");
+	m = manager_free(m);	/* SIGKILL */
+
+	heard[0] = 0;
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->observer = &recorder;
+	m->config.defaults.step_timeout_sec = 30;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	run_idle();
+	ck_assert(!recovery_busy(slot_a()));
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_str_eq(heard, "started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
+	stop();
+}
+END_TEST
+
 START_TEST(kernel_aer_without_end)
 {
 	struct pcierr_uevent u = { .type = PCIERR_UEVENT_AER, .aer = PCIERR_POLICY_AER_BEGIN };
@@ -1357,6 +1521,10 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, lost_admin_event_does_not_stick);
 	tcase_add_test(tc, failed_resync_retried);
 	tcase_add_test(tc, shim_gone_mid_recovery);
+	tcase_add_test(tc, restart_after_remove_finishes);
+	tcase_add_test(tc, restart_after_reset_finishes);
+	tcase_add_test(tc, unbound_mid_callback_not_gone);
+	tcase_add_test(tc, restart_during_recover_finishes);
 	tcase_add_test(tc, kernel_aer_without_end);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);

@@ -56,8 +56,11 @@ void fake_kernel_free(struct fake_kernel *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->n_pes; i++)
+	for (size_t i = 0; i < k->n_pes; i++) {
+		if (i < 64 && k->removed_devices[i])
+			k->pes[i].n_devices = k->removed_devices[i];	/* to free them */
 		pcierr_pe_clear(&k->pes[i]);
+	}
 	free(k->pes);
 	for (size_t i = 0; i < k->n_queue; i++)
 		if (k->queue[i].type == PCIERR_NOTIFY_OP_DONE)
@@ -411,7 +414,25 @@ static void finish_op(struct fake_kernel *k, const struct fake_op *o)
 		for (size_t i = 0; i < pe->n_devices; i++)
 			pe->devices[i].state = PCIERR_STATE_NORMAL;
 		break;
+	case PCIERR_CMD_REMOVE:
+		if (k->model_hotplug && pe->n_devices > 1) {
+			k->removed_devices[pe - k->pes] = pe->n_devices;
+			pe->n_devices = 1;
+			pe->generation++;
+		}
+		if (k->model_hotplug)
+			pe->state = PCIERR_PE_STATE_REMOVED;
+		break;
+	case PCIERR_CMD_RESET:
+		if (k->model_hotplug)
+			pe->state = PCIERR_PE_STATE_RESET;
+		break;
 	case PCIERR_CMD_RESCAN:
+		if (k->model_hotplug && k->removed_devices[pe - k->pes]) {
+			pe->n_devices = k->removed_devices[pe - k->pes];
+			k->removed_devices[pe - k->pes] = 0;
+			pe->generation++;
+		}
 		pe->state = PCIERR_PE_STATE_NORMAL;
 		for (size_t i = 0; i < pe->n_devices; i++)
 			pe->devices[i].state = PCIERR_STATE_NORMAL;

@@ -74,6 +74,11 @@ struct fake_kernel {
 	/* the last RECOVER's completion, kept as GET_PE's last operation
 	 * keeps it (steps without results) */
 	struct pcierr_recover_done last_recover;
+	/* REMOVE takes the PE's devices (but the head) out of the dumps and
+	 * leaves it "removed", RESET leaves it "reset", RESCAN brings the
+	 * devices back; off: those change nothing (the older tests) */
+	bool model_hotplug;
+	size_t removed_devices[64];	/* per PE index: the count hidden */
 };
 
 extern const struct kernel_ops fake_kernel_ops;

@@ -89,18 +89,11 @@ vm-initramfs: $(VM_INITRAMFS)
 # name and in the open: "make soak" runs them and fails until pcierrd
 # answers in time.
 VM_SOAK_SCEN  := 41-pcierrd-bus-abuse 42-pcierrd-storm
-# Two fault scenarios of issue 11 fail today on defects outside the test
-# bed (docs/reliability.md, "Faults"): a recovery whose
-# hung callback is ended by rmmod of its driver can end "gone" with the
-# device present and its PE left frozen (28, intermittent: 1 of 2 runs);
-# pcierrd killed during the REMOVE of a hotplug
-# recovery rescans without reset and never finishes the recovery (30).
-# Not in make check, by name and in the open: "make vm-faults-defects"
-# runs them and fails until they are mended.
-# (26, rmmod/insmod of the shim under load, and 29, a card hot-added
-# where a frozen card was unplugged, pass since branch k-faults: they are
-# in vm-check.)
-VM_FAULTS_DEFECTS := 28-callback-hang-rmmod 30-pcierrd-kill-hotplug
+# Fault scenarios of issue 11 that fail on a known defect go here, by name
+# and in the open ("make vm-faults-defects" runs them and fails until they
+# are mended). Empty today: 26 and 29 pass since branch k-faults, 28 and 30
+# since branch d-faults (docs/reliability.md, "Faults").
+VM_FAULTS_DEFECTS :=
 VM_CHECK_SCEN := $(filter-out $(VM_SOAK_SCEN) $(VM_FAULTS_DEFECTS),$(sort $(basename $(notdir \
 	$(wildcard $(VM_DIR)/scenarios/[0-9]*.sh)))))
 
@@ -113,7 +106,7 @@ soak: $(VM_DEPS)
 
 .PHONY: vm-faults-defects
 vm-faults-defects: $(VM_DEPS)
-	$(VM_RUN) $(VM_FAULTS_DEFECTS)
+	$(if $(VM_FAULTS_DEFECTS),$(VM_RUN) $(VM_FAULTS_DEFECTS),@echo "vm-faults-defects: no known fault defect")
 
 ifneq ($(filter vm-scenario,$(MAKECMDGOALS)),)
 ifeq ($(S),)

@@ -17,6 +17,8 @@
 # 0000:00:12.0 was left hot-unplugged; rescanning" and "rescan done": the
 # card comes back bound, but without the reset step and without any
 # RecoveryFinished signal (the round waits for it in vain).
+# Mended (branch d-faults): the resync finishes the cut recovery (reset,
+# rescan, RecoveryFinished); passed 3 of 3 runs; in vm-check now.
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$RP_TESTDEV_B
