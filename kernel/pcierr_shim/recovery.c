@@ -159,6 +159,43 @@ static bool pcierr_any_frozen(struct pcierr_dev **devs, int n)
 	return frozen;
 }
 
+/*
+ * A detection that names a bridge sets the bridge's own channel state;
+ * drivers are reported to only on endpoints, so on recovery the bridges of
+ * the subtree go back to normal here, as err.c's resume walk (which
+ * includes the bridges) does. perm_failure stays.
+ */
+static void pcierr_thaw_bridge(struct pci_dev *pdev)
+{
+	device_lock(&pdev->dev);
+	pcierr_set_io_state(pdev, pci_channel_io_normal);
+	device_unlock(&pdev->dev);
+}
+
+static void pcierr_thaw_bridges(struct pcierr_pe *pe)
+{
+	struct pcierr_dev **devs;
+	struct pci_dev *head;
+	int i, n;
+
+	/* the bridge heading the PE is a member of the PE above it */
+	mutex_lock(&pcierr_topo_lock);
+	head = pe->head && pci_is_bridge(pe->head) ? pci_dev_get(pe->head) : NULL;
+	mutex_unlock(&pcierr_topo_lock);
+	if (head) {
+		pcierr_thaw_bridge(head);
+		pci_dev_put(head);
+	}
+
+	n = pcierr_pe_snapshot(pe, false, &devs);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (devs[i]->bridge && !READ_ONCE(devs[i]->removed))
+			pcierr_thaw_bridge(devs[i]->pdev);
+	pcierr_snapshot_put(devs, n);
+}
+
 void pcierr_op_report(struct pcierr_op *op)
 {
 	struct pcierr_pe *pe = op->pe;
@@ -203,6 +240,7 @@ void pcierr_op_report(struct pcierr_op *op)
 		    st == PCIERR_PE_STATE_RESET) {
 			if (pcierr_pe_set_state_if(pe, PCIERR_PE_STATE_NORMAL,
 						   op->freeze_req)) {
+				pcierr_thaw_bridges(pe);
 				pcierr_pe_info(pe, "device recovery successful\n");
 			} else {
 				pcierr_pe_info(pe, "frozen again during resume\n");

@@ -146,3 +146,14 @@ expect "$NV's command register after the other port's recovery" "$(cmdreg "$NV")
 expect "nvme callbacks during the other port's recovery" "$(grep -c ' nvme_' "$TR/trace")" 0
 wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after the other port's recovery"
 ok "the nvme was left alone and still reads the same 4 MiB"
+
+# every device of the subtree, the bridges that the detections named
+# included, is back in normal channel state (a bridge left frozen would
+# make a daemon started later take a healthy PE for a frozen one)
+must_nl dump
+left=
+for _d in $RP_SWITCH $SW_UP $SW_DOWN1 $SW_DOWN2 $TD $NV; do
+	echo "$out" | grep " dev=$_d " | grep -q " state=normal " || left="$left $_d"
+done
+[ -z "$left" ] || fail "devices not in normal channel state after the recoveries: $left"
+ok "every device of the subtree, bridges included, is in normal channel state"
