@@ -785,8 +785,17 @@ static enum pcierr_result merge_results(const struct ctx *c, enum pcierr_result 
 		int d = find_device(c->pe, res->addr);
 		const struct pcierr_policy_device *dev;
 
-		if (d < 0)
+		if (d < 0) {
+			/* a device further down the subtree, in a child PE
+			 * below a switch: the shim reports to the whole
+			 * subtree, so a PE of bridges alone is not "gone"
+			 * because its cards are listed below it */
+			answered++;
+			if (res->result != PCIERR_RESULT_GONE)
+				alive++;
+			r = pcierr_policy_merge(r, res->result);
 			continue;
+		}
 		dev = &c->pe->devices[d];
 		/* unaware and bound: hot-unplugged, not merged; unbound
 		 * since it answered: merged (NO_DRIVER has no vote) */

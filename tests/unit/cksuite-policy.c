@@ -68,6 +68,7 @@ struct in {
 	enum pcierr_step step;
 	int error;
 	enum pcierr_result res[MAXD];	/* UNSPEC: not in the results */
+	enum pcierr_result below;	/* a device the PE does not list (a child PE's) */
 	enum pcierr_policy_freeze_kind fk;	/* FREEZE, PERM */
 	enum pcierr_reset_type rtype;		/* ... ADMIN */
 };
@@ -81,6 +82,9 @@ struct in {
 #define REP(s, ...)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, \
 			  .res = { __VA_ARGS__ } }
 #define REP_ERR(s, e)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, .error = (e) }
+/* the result of an endpoint below the PE's switch, in a child PE */
+#define REP_BELOW(s, r)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, \
+			  .below = (r) }
 #define OP(c)		{ .kind = IN_OP, .op = PCIERR_CMD_##c }
 #define OP_ERR(c, e)	{ .kind = IN_OP, .op = PCIERR_CMD_##c, .error = (e) }
 #define OP_AT(tt, c)	{ .kind = IN_OP, .t = (tt), .op = PCIERR_CMD_##c }
@@ -473,6 +477,19 @@ static const struct scenario scenarios[] = {
 	  .steps = {
 		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
 		{ REP(ERROR_DETECTED, GN), X_DONE_FAIL(GONE) } } },
+	{ "a PE of bridges alone: the endpoints below answer, it is not gone",
+	  .devs = { BRIDGE("0000:00:19.0"), BRIDGE("0000:08:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP_BELOW(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP_BELOW(SLOT_RESET, RC), X_REPORT(RESUME) },
+		{ REP_BELOW(RESUME, NO), X_DONE_OK } } },
+	{ "a PE of bridges alone whose endpoints below are GONE: gone",
+	  .devs = { BRIDGE("0000:00:19.0"), BRIDGE("0000:08:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP_BELOW(ERROR_DETECTED, GN), X_DONE_FAIL(GONE) } } },
 	{ "the PE vanished (ENODEV): done, gone",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
@@ -1077,6 +1094,11 @@ START_TEST(test_scenario)
 					       PCIERR_ADDR_MAX);
 					results[ev.n_results++].result = in->res[d];
 				}
+			if (in->below != PCIERR_RESULT_UNSPEC) {
+				snprintf(results[ev.n_results].addr, PCIERR_ADDR_MAX,
+					 "0000:0a:00.0");
+				results[ev.n_results++].result = in->below;
+			}
 			break;
 		case IN_WAIT_DONE:
 			ev.type = PCIERR_POLICY_EV_WAIT_DONE;
