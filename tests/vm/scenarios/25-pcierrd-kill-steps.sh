@@ -10,8 +10,9 @@
 #   - error_detected, slot_reset, resume: pcierrd is killed while that
 #     callback hangs in the driver, started again, then the callback is
 #     released;
-#   - reset: error_detected hangs, is released and pcierrd killed at once
-#     (pcierrd learns of the completion and sends RESET meanwhile, or not);
+#   - reset (scenario 31, KILL_ROUNDS=reset): error_detected hangs, is
+#     released and pcierrd killed at once (the kernel's RECOVER goes on to
+#     the reset and may end before pcierrd is back);
 #   (the hotplug path's remove and rescan are scenario 30, which fails
 #   today: docs/reliability.md)
 #   After each kill pcierrd is started again on the same state directory
@@ -112,10 +113,10 @@ round() {
   $_name: before the kill [$_before], after [$_after] $fin_result"
 }
 
-round error_detected
-round reset
-round slot_reset
-round resume
+# (31 runs the "reset" round alone: a known defect under RECOVER)
+for _r in ${KILL_ROUNDS:-error_detected slot_reset resume}; do
+	round "$_r"
+done
 echo "rounds:$summary"
 must_call GetHistory tsu 0 "$PE" 0
 printf '%s\n' "$out" | head -n 3
