@@ -10,8 +10,8 @@
 #   (busctl, each answered within 5 s; the latency is printed). Then the
 #   callback is released (the test driver's release knob): A's recovery
 #   goes on and finishes recovered, Stuck is false again, the PE normal.
-#   (The same with rmmod of the test driver as the release is scenario 28,
-#   which fails today: docs/reliability.md.)
+#   (Scenario 28 is the same with rmmod of the test driver as the
+#   release: RELEASE_BY=rmmod.)
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 A=$TESTDEV_A
@@ -19,6 +19,12 @@ B=$TESTDEV_B
 PA=$RP_TESTDEV_A
 PB=$RP_TESTDEV_B
 CLEANUP_PES="$PA $PB"
+TD_KO=$PCIERR_TREE/tests/vm/testdrv/pcierr_testdrv.ko
+if [ "${RELEASE_BY:-knob}" = rmmod ]; then
+	# the test driver must be back for the next scenarios
+	CLEANUP_CMD='grep -q "^pcierr_testdrv " /proc/modules || insmod "$TD_KO"'
+	[ -f "$TD_KO" ] || fail "no $TD_KO"
+fi
 require_normal "$PA" "$PB"
 td_defaults
 td_clear "$A"
@@ -59,14 +65,34 @@ ok "pcierrd answers while A is stuck"
 expect "A is still running" "$(cat "$SYS/$A/running")" error_detected
 expect_prop slot "$PA" Stuck true
 
-info "the callback is released"
-echo "+ echo 1 > $SYS/$A/release"
-echo 1 > "$SYS/$A/release"
+if [ "${RELEASE_BY:-knob}" = rmmod ]; then
+	info "rmmod of the test driver"
+	t1=$(now_ns)
+	run timeout 60 rmmod pcierr_testdrv
+	[ "$rc" = 0 ] || fail "rmmod pcierr_testdrv exited $rc"
+	ok "rmmod took $(ms_between "$t1" "$(now_ns)") ms"
+	bound_to "$A" - || fail "$A still has driver $(driver_of "$A")"
+else
+	info "the callback is released"
+	echo "+ echo 1 > $SYS/$A/release"
+	echo 1 > "$SYS/$A/release"
+fi
 finish_of "$PA" 90
 echo "  A: $fin_result; steps: $(steps_since "$PA")"
-expect "A's recovery after the release" "$fin_result" recovered
-expect_calls "$A" "error_detected(frozen)=need_reset slot_reset=recovered resume"
+expect "A's recovery after the release (${RELEASE_BY:-knob})" "$fin_result" recovered
+[ "${RELEASE_BY:-knob}" = rmmod ] ||
+	expect_calls "$A" "error_detected(frozen)=need_reset slot_reset=recovered resume"
 wait_prop 10 slot "$PA" Stuck false
 expect_prop slot "$PA" Step idle
 expect "shim: A's PE" "$(pe_state "$PA")" normal
+if [ "${RELEASE_BY:-knob}" = rmmod ]; then
+	dmesg | grep -q "$A: error_detected released" ||
+		fail "the kernel log lacks 'error_detected released'"
+	ok "the unload released the callback"
+	run insmod "$TD_KO"
+	[ "$rc" = 0 ] || fail "insmod $TD_KO failed"
+	wait_until 10 bound_to "$A" pcierr_test || fail "$A not bound again"
+	wait_until 10 bound_to "$B" pcierr_test || fail "$B not bound again"
+	ok "the test driver is back, both cards bound"
+fi
 pcierrd_stop
