@@ -182,3 +182,13 @@ vm-drivers-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 vm-drivers-defects: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \
 		--timeout $(VM_DRIVERS_TIMEOUT) $(VM_DRIVERS_DEFECTS)
+
+# Issue 11 point 9, the VM-reset half: pcierrd's state on an ext4 virtio
+# disk, the VM reset (QEMU system_reset) three times during recoveries,
+# checked after each reboot (tests/vm/powercut-scenarios, run --topology
+# powercut; docs/reliability.md). One QEMU, four boots.
+VM_POWERCUT_TIMEOUT ?= 900
+.PHONY: vm-powercut-check
+vm-powercut-check: $(VM_DEPS)
+	$(VM_DIR)/run --topology powercut --build $(BUILD) --kver $(KVER) \
+		--timeout $(VM_POWERCUT_TIMEOUT) $(S)
