@@ -57,6 +57,13 @@ if [ -z "${PC_BOOT:-}" ]; then
 	echo "$n" > "$PC/boot"
 	# answers of the relay to the reset request of the boot before
 	rm -f "$PCIERR_OUT"/monitor/*.resp
+	# the earlier boots' logs, into the runner's log only
+	i=1
+	while [ "$i" -lt "$n" ]; do
+		echo "=== boot $i (its log: $PC/boot.$i.log)"
+		sed 's/^/  /' "$PC/boot.$i.log"
+		i=$((i + 1))
+	done
 	{
 		PC_BOOT=$n sh "$0"
 		echo $? > /tmp/powercut.rc
@@ -77,12 +84,6 @@ DB=$PD_STATE/state.db
 ISSUED=$PC/issued
 OBS=$PC/obs
 
-i=1
-while [ "$i" -lt "$N" ]; do
-	echo "=== boot $i (its log: $PC/boot.$i.log)"
-	sed 's/^/  /' "$PC/boot.$i.log"
-	i=$((i + 1))
-done
 echo "=== boot $N of $((RESETS + 1))"
 [ "$N" -le $((RESETS + 1)) ] || fail "boot $N: more boots than the $RESETS resets asked for"
 if [ "$N" -gt 1 ]; then
