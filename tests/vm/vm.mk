@@ -196,6 +196,6 @@ VM_POWERCUT_TIMEOUT ?= 900
 vm-powercut-check: $(VM_DEPS)
 	$(VM_DIR)/run --topology powercut --build $(BUILD) --kver $(KVER) \
 		--timeout $(VM_POWERCUT_TIMEOUT) $(S)
-# not in make check: four boots took 10-11 min of wall time on the shared
+# not in make check: four boots took 10-13 min of wall time on the shared
 # host (load 7-9), far over the ~3 min make check can give it; in make soak
 soak: vm-powercut-check
