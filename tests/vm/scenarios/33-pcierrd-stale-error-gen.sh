@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # timeout: 180
 #
-# Scenario 32: a freeze under a new shim whose error generation equals the
+# Scenario 33: a freeze under a new shim whose error generation equals the
 # one pcierrd stored under the old (found with issue 11 point 9's reset
 # test). The shim's per-device error generation starts at 0 at each load
 # (a reboot, as in make vm-powercut-check, or an rmmod/insmod); pcierrd
