@@ -75,16 +75,21 @@ times_ms() {
 	head -n "${2:-1}" "$1" | tail -n 1 | tr 'ms' '  ' |
 		awk '{ printf "%d\n", ($1 * 60 + $2 + $3 * 60 + $4) * 1000 }'
 }
-# a slot normal and idle: one pcierrctl (its slot's JSON has
-# "State":"...","Step":"..." in a row; a device has no Step)
+# both slots normal and idle: one pcierrctl status --json, cut with the
+# shell's own expansions (a slot's object has "State":"...","Step":"..."
+# in a row, a device none; an object ends where the next "Address" begins)
 slot_normal_idle() {
-	case $(SYSTEMD_BUS_TIMEOUT=20 "$CTL" status --json "$1" 2>/dev/null) in
+	_o=${2#*\"Address\":\"$1\"}
+	[ "$_o" != "$2" ] || return 1
+	_o=${_o%%\"Address\"*}
+	case $_o in
 	*'"State":"normal","Step":"idle"'*) return 0 ;;
 	esac
 	return 1
 }
 both_normal() {
-	slot_normal_idle "$PE_A" && slot_normal_idle "$PE_B"
+	_j=$(SYSTEMD_BUS_TIMEOUT=20 "$CTL" status --json 2>/dev/null) || return 1
+	slot_normal_idle "$PE_A" "$_j" && slot_normal_idle "$PE_B" "$_j"
 }
 
 pd_conf "[Policy]
