@@ -79,7 +79,7 @@ times_ms() {
 # shell's own expansions (a slot's object has "State":"...","Step":"..."
 # in a row, a device none; an object ends where the next "Address" begins)
 slot_normal_idle() {
-	_o=${2#*\"Address\":\"$1\"}
+	_o=${2#*\"Address\":\""$1"\"}
 	[ "$_o" != "$2" ] || return 1
 	_o=${_o%%\"Address\"*}
 	case $_o in
