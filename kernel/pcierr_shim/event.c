@@ -51,6 +51,23 @@ static LIST_HEAD(pcierr_freeze_list);
 
 static BLOCKING_NOTIFIER_HEAD(pcierr_chain);
 
+DEFINE_PER_CPU(struct pcierr_stats, pcierr_stats);
+
+/*
+ * A counter's value: the sum of its per-CPU parts. this_cpu_inc() is
+ * safe against interrupts on its own CPU; a sum read while others count
+ * is as good as any atomic read taken a moment earlier or later.
+ */
+u64 pcierr_stat_read(enum pcierr_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(pcierr_stats, cpu).v[s]);
+	return sum;
+}
+
 static void pcierr_event_work_fn(struct work_struct *work);
 static DECLARE_WORK(pcierr_event_work, pcierr_event_work_fn);
 

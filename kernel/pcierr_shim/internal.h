@@ -26,6 +26,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
@@ -164,12 +165,24 @@ extern struct workqueue_struct *pcierr_wq;
 extern bool pcierr_exiting;
 extern unsigned int event_queue_len;
 extern unsigned int owner_timeout_ms;
-extern atomic64_t pcierr_stats[__PCIERR_STAT_MAX];
+
+/*
+ * The counters of GET_STATS, per CPU (D27): bumped on every check API
+ * call, from any context, without a shared cache line; summed over the
+ * possible CPUs when read (pcierr_stat_read(), event.c).
+ */
+struct pcierr_stats {
+	u64 v[__PCIERR_STAT_MAX];
+};
+
+DECLARE_PER_CPU(struct pcierr_stats, pcierr_stats);
 
 static inline void pcierr_stat_inc(enum pcierr_stat s)
 {
-	atomic64_inc(&pcierr_stats[s]);
+	this_cpu_inc(pcierr_stats.v[s]);
 }
+
+u64 pcierr_stat_read(enum pcierr_stat s);
 
 /* pe.c */
 extern struct mutex pcierr_topo_lock;

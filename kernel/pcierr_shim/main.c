@@ -28,7 +28,6 @@ MODULE_PARM_DESC(event_queue_len,
 
 struct workqueue_struct *pcierr_wq;
 bool pcierr_exiting;
-atomic64_t pcierr_stats[__PCIERR_STAT_MAX];
 
 /*
  * (Re)start the owner timeout of a PE: called when its freeze is applied

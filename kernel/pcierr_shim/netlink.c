@@ -539,7 +539,7 @@ static int pcierr_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	for (i = PCIERR_STAT_UNSPEC + 1; i < __PCIERR_STAT_MAX; i++) {
 		if (i == PCIERR_STAT_PAD)
 			continue;
-		if (nla_put_u64_64bit(msg, i, atomic64_read(&pcierr_stats[i]),
+		if (nla_put_u64_64bit(msg, i, pcierr_stat_read(i),
 				      PCIERR_STAT_PAD))
 			goto nospace;
 	}
