@@ -42,7 +42,7 @@ void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners)
 
 	if (!ms || READ_ONCE(pcierr_exiting))
 		return;
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->owner_stamp = jiffies;
 	if (!pe->dead && pe->state != PCIERR_PE_STATE_NORMAL &&
 	    pe->state != PCIERR_PE_STATE_REMOVED &&
@@ -51,7 +51,7 @@ void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners)
 				 msecs_to_jiffies(ms));
 		armed = true;
 	}
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (armed && !listeners)
 		pcierr_pe_info(pe, "nobody listens to pcierr events: recovering the PE in %u ms unless somebody does\n",
 			       ms);
@@ -66,14 +66,14 @@ void pcierr_owner_fn(struct work_struct *work)
 
 	if (READ_ONCE(pcierr_exiting))
 		return;
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	go = !pe->dead && !pe->busy &&
 	     (pe->state == PCIERR_PE_STATE_FROZEN ||
 	      pe->state == PCIERR_PE_STATE_MMIO_ENABLED ||
 	      pe->state == PCIERR_PE_STATE_RESET);
 	if (go)
 		pcierr_pe_get(pe);
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	/* An operation in flight ends by re-arming it. */
 	if (go && !queue_work(pe->wq, &pe->fallback_work))
 		pcierr_pe_put(pe);
@@ -110,7 +110,7 @@ void pcierr_fallback_fn(struct work_struct *work)
 	bool go;
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	/* Somebody acted since the timer fired: not ours to recover. */
 	go = op && !pe->dead && !pe->busy &&
 	     time_after_eq(jiffies, pe->owner_stamp +
@@ -120,7 +120,7 @@ void pcierr_fallback_fn(struct work_struct *work)
 	      pe->state == PCIERR_PE_STATE_RESET);
 	if (go)
 		pe->busy = true;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (!go)
 		goto out;
 
@@ -159,9 +159,9 @@ hotplug:
 done:
 	pcierr_stat_inc(PCIERR_STAT_OPS);
 	pcierr_pe_op_end(op);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->busy = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 out:
 	kfree(op);
 	pcierr_pe_put(pe);

@@ -384,12 +384,12 @@ static int pcierr_fill_pe(struct sk_buff *skb, struct pcierr_pe *pe,
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
 
-	spin_lock_irqsave(&pe->lock, lflags);
+	raw_spin_lock_irqsave(&pe->lock, lflags);
 	state = pe->state;
 	watch = pe->watch_ms;
 	id = pe->id;
 	last = pe->last_op;
-	spin_unlock_irqrestore(&pe->lock, lflags);
+	raw_spin_unlock_irqrestore(&pe->lock, lflags);
 
 	if (nla_put_string(skb, PCIERR_A_PE, pe->name) ||
 	    nla_put_u64_64bit(skb, PCIERR_A_PE_ID, id, PCIERR_A_PAD) ||

@@ -41,9 +41,9 @@ static void pcierr_pe_new_id(struct pcierr_pe *pe)
 	u64 id = atomic64_inc_return(&pcierr_pe_ids);
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->id = id;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 }
 
 u64 pcierr_pe_id(struct pcierr_pe *pe)
@@ -51,9 +51,9 @@ u64 pcierr_pe_id(struct pcierr_pe *pe)
 	unsigned long flags;
 	u64 id;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	id = pe->id;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return id;
 }
 
@@ -192,7 +192,7 @@ static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
 	mutex_init(&pe->op_lock);
 	INIT_DELAYED_WORK(&pe->owner_work, pcierr_owner_fn);
 	INIT_WORK(&pe->fallback_work, pcierr_fallback_fn);
-	spin_lock_init(&pe->lock);
+	raw_spin_lock_init(&pe->lock);
 	pe->state = PCIERR_PE_STATE_NORMAL;
 	pe->root_single = root_single;
 	pe->domain = pci_domain_nr(head->bus);
@@ -241,10 +241,10 @@ static struct pcierr_pe *pcierr_pe_for_dev_locked(struct pci_dev *pdev)
 	/* A lone device coming back to its remembered PE. */
 	if (!pe->head) {
 		pe->head = pci_dev_get(pdev);
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		if (pe->state == PCIERR_PE_STATE_REMOVED)
 			pe->state = PCIERR_PE_STATE_NORMAL;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 	}
 	return pe;
 }
@@ -328,11 +328,11 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 			return NULL;
 	}
 	/* Devices back in a PE someone removed, by whatever path (D12). */
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->state == PCIERR_PE_STATE_REMOVED)
 		pe->state = PCIERR_PE_STATE_NORMAL;
 	pe->unplugged = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
@@ -361,9 +361,9 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 	hash_add_rcu(pcierr_dev_hash, &dev->hnode, (unsigned long)pdev);
 	pcierr_topo_changed();
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	*keep_away = pe->disabled;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return dev;
 }
 
@@ -381,10 +381,10 @@ static void pcierr_pe_unlink_locked(struct pcierr_pe *pe)
 		pcierr_dev_put(dev);
 	}
 	list_del_init(&pe->node);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->dead = true;
 	pe->watch_ms = 0;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	pcierr_topo_changed();
 }
 
@@ -426,7 +426,7 @@ static void pcierr_pe_emptied_locked(struct pcierr_pe *pe)
 
 	if (pe->root_single || !pcierr_pe_empty_locked(pe))
 		return;
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	old = pe->state;
 	if (old == PCIERR_PE_STATE_FROZEN ||
 	    old == PCIERR_PE_STATE_MMIO_ENABLED ||
@@ -436,7 +436,7 @@ static void pcierr_pe_emptied_locked(struct pcierr_pe *pe)
 		pe->unplugged = true;
 		thawed = true;
 	}
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (thawed && pe->head)
 		pci_info(pe->head, "pcierr: every device of the frozen PE is gone: PE removed\n");
 }
@@ -462,10 +462,10 @@ static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 		/* Remembered: REMOVE, DISABLE and RESCAN still name it. */
 		pci_dev_put(pe->head);
 		pe->head = NULL;
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		if (pe->state != PCIERR_PE_STATE_DISABLED)
 			pe->state = PCIERR_PE_STATE_REMOVED;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 	}
 	if (dev->bridge) {
 		headed = pcierr_pe_find_locked(dev->name);
@@ -750,12 +750,12 @@ u32 pcierr_pe_flags(struct pcierr_pe *pe)
 	unsigned long flags;
 	u32 f = 0;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->busy)
 		f |= PCIERR_PE_F_BUSY;
 	if (pe->disabled)
 		f |= PCIERR_PE_F_DISABLED;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (pe->root_single)
 		f |= PCIERR_PE_F_ROOT_BUS;
 	return f;
@@ -766,9 +766,9 @@ enum pcierr_pe_state pcierr_pe_get_state(struct pcierr_pe *pe)
 	enum pcierr_pe_state state;
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	state = pe->state;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return state;
 }
 
@@ -776,10 +776,10 @@ void pcierr_pe_set_state(struct pcierr_pe *pe, enum pcierr_pe_state state)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->state = state;
 	pe->unplugged = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 }
 
 /*
@@ -794,10 +794,10 @@ bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
 	unsigned long flags;
 	bool set;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	/* Emptied while frozen: nothing left to be frozen or reset. */
 	if (pe->unplugged && state != PCIERR_PE_STATE_NORMAL) {
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 		return true;
 	}
 	pe->unplugged = false;
@@ -807,7 +807,7 @@ bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
 	else if (pe->state != PCIERR_PE_STATE_DISABLED &&
 		 pe->state != PCIERR_PE_STATE_REMOVED)
 		pe->state = PCIERR_PE_STATE_FROZEN;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return set;
 }
 
@@ -819,10 +819,10 @@ void pcierr_pe_op_begin(struct pcierr_op *op)
 
 	op->top = pcierr_pe_top(pe);
 	mutex_lock(&op->top->op_lock);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	op->freeze_req = pe->freeze_req;
 	pe->owner_stamp = jiffies;	/* somebody acts */
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	cancel_delayed_work(&pe->owner_work);
 }
 
@@ -924,9 +924,9 @@ void pcierr_pe_quiesce(void)
 
 	while ((pe = pcierr_pe_next(last))) {
 		strscpy(last, pe->name, sizeof(last));
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		pe->watch_ms = 0;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 		cancel_delayed_work_sync(&pe->watch_work);
 		cancel_delayed_work_sync(&pe->owner_work);
 		flush_workqueue(pe->wq);
@@ -980,14 +980,14 @@ void pcierr_pe_thaw_all(void)
 		}
 		if (n > 0)
 			pcierr_snapshot_put(devs, n);
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		st = pe->state;
 		if (st == PCIERR_PE_STATE_FROZEN ||
 		    st == PCIERR_PE_STATE_MMIO_ENABLED ||
 		    st == PCIERR_PE_STATE_RESET)
 			pe->state = PCIERR_PE_STATE_NORMAL;
 		pe->freeze_done = pe->freeze_req;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 		mutex_unlock(&pe->freeze_lock);
 		if (thawed)
 			pcierr_pe_info(pe, "module unload: freeze of %d devices lifted, recovery not finished\n",
