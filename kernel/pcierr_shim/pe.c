@@ -514,16 +514,55 @@ static void __pcierr_save_healthy(struct pcierr_dev *dev)
 	}
 }
 
-/* Snapshot @dev if it is healthy and awake now; never wakes it up. */
+/*
+ * The snapshot of a runtime-suspended device, which is not woken up for
+ * it (D1, D10): the PCI core saved its config space as it suspended it
+ * (pci_pm_runtime_suspend(): in D0, working, what its runtime resume
+ * restores), so that saved state is copied. Our usage count keeps it from
+ * suspending again (a suspend is the only writer of that state besides
+ * its driver) once the status is read under the PM lock; a resume only
+ * reads it. A device found in a transition, or without a saved state, is
+ * left as it is: no snapshot.
+ */
+static void pcierr_save_suspended(struct pcierr_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct device *d = &pdev->dev;
+	struct pci_saved_state *st = NULL;
+	bool suspended;
+
+	pm_runtime_get_noresume(d);
+	spin_lock_irq(&d->power.lock);
+	suspended = d->power.runtime_status == RPM_SUSPENDED;
+	spin_unlock_irq(&d->power.lock);
+	mutex_lock(&dev->state_lock);
+	if (suspended && pdev->state_saved && !READ_ONCE(dev->removed) &&
+	    !dev->hw_frozen &&
+	    READ_ONCE(pdev->error_state) == pci_channel_io_normal &&
+	    pdev->saved_config_space[0] != ~0U)
+		st = pci_store_saved_state(pdev);
+	if (st) {
+		kfree(dev->healthy);
+		dev->healthy = st;
+	}
+	mutex_unlock(&dev->state_lock);
+	pm_runtime_put(d);
+	if (st)
+		pci_info(pdev, "pcierr: runtime suspended: healthy snapshot taken from the state saved at its suspend\n");
+}
+
+/* Snapshot @dev if it is healthy; never wakes it up. */
 void pcierr_save_healthy(struct pcierr_dev *dev)
 {
 	struct device *d = &dev->pdev->dev;
 	int rpm;
 
-	/* 0: suspended (not now); < 0: runtime PM off, it stays as it is */
+	/* 0: suspended; < 0: runtime PM off, it stays as it is */
 	rpm = pm_runtime_get_if_active(d, true);
-	if (!rpm)
+	if (!rpm) {
+		pcierr_save_suspended(dev);
 		return;
+	}
 	mutex_lock(&dev->state_lock);
 	__pcierr_save_healthy(dev);
 	mutex_unlock(&dev->state_lock);
