@@ -225,7 +225,7 @@ static void pcierr_event_work_fn(struct work_struct *work)
 
 int pcierr_event_init(void)
 {
-	pcierr_ring_size = clamp(event_queue_len, 2U, 65536U);
+	pcierr_ring_size = clamp(pcierr_event_queue_len, 2U, 65536U);
 	/* 65536 entries are more than kmalloc gives (D20) */
 	pcierr_ring = kvcalloc(pcierr_ring_size, sizeof(*pcierr_ring),
 			       GFP_KERNEL);

@@ -169,7 +169,7 @@ struct pcierr_op {
 /* main.c */
 extern struct workqueue_struct *pcierr_wq;
 extern bool pcierr_exiting;
-extern unsigned int event_queue_len;
+extern unsigned int pcierr_event_queue_len;
 extern unsigned int owner_timeout_ms;
 
 /*

@@ -17,12 +17,12 @@
 #include "internal.h"
 #include "platform.h"
 
-unsigned int event_queue_len = 256;
+unsigned int pcierr_event_queue_len = 256;
 unsigned int owner_timeout_ms = 60000;
 module_param(owner_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(owner_timeout_ms,
 		 "A frozen PE nobody acts on for this long is recovered by the shim itself (ms, default 60000, 0: never)");
-module_param(event_queue_len, uint, 0444);
+module_param_named(event_queue_len, pcierr_event_queue_len, uint, 0444);
 MODULE_PARM_DESC(event_queue_len,
 		 "Bounded event queue length, overflow marker included (2-65536, default 256)");
 
@@ -196,7 +196,7 @@ static int __init pcierr_init(void)
 	if (ret)
 		goto err_pe;
 	pr_info("PCI error recovery shim loaded (event queue %u)\n",
-		event_queue_len);
+		pcierr_event_queue_len);
 	return 0;
 
 err_pe:
