@@ -520,9 +520,10 @@ static void __pcierr_save_healthy(struct pcierr_dev *dev)
  * (pci_pm_runtime_suspend(): in D0, working, what its runtime resume
  * restores), so that saved state is copied. Our usage count keeps it from
  * suspending again (a suspend is the only writer of that state besides
- * its driver) once the status is read under the PM lock; a resume only
- * reads it. A device found in a transition, or without a saved state, is
- * left as it is: no snapshot.
+ * its driver); pm_runtime_barrier() waits for a transition in flight (and
+ * carries out a resume somebody else requested); a resume only reads that
+ * state. A device not suspended then, or without a saved state, gets no
+ * snapshot here.
  */
 static void pcierr_save_suspended(struct pcierr_dev *dev)
 {
@@ -532,9 +533,9 @@ static void pcierr_save_suspended(struct pcierr_dev *dev)
 	bool suspended;
 
 	pm_runtime_get_noresume(d);
-	spin_lock_irq(&d->power.lock);
-	suspended = d->power.runtime_status == RPM_SUSPENDED;
-	spin_unlock_irq(&d->power.lock);
+	/* under the PM lock: a suspend after it sees our count */
+	pm_runtime_barrier(d);
+	suspended = pm_runtime_status_suspended(d);
 	mutex_lock(&dev->state_lock);
 	if (suspended && pdev->state_saved && !READ_ONCE(dev->removed) &&
 	    !dev->hw_frozen &&
