@@ -40,14 +40,11 @@ require_normal "$PE"
 td_defaults
 bound_to "$TD" pcierr_test || fail "$TD is not bound to pcierr_test"
 
-bars() { od -An -tx4 -j16 -N24 "$SYS/$1/config" | tr -s ' '; }
+bars() { od -An -tx4 -j16 -N24 "$SYS/$1/config" | tr '\n' ' ' | tr -s ' '; }
 rpm_status() { cat "$PWR/runtime_status"; }
 rpm_is() { [ "$(rpm_status)" = "$1" ]; }
 mem_off() { [ $(( $(cmdreg "$TD") & CMD_MEM )) = 0 ]; }
-td_io() {
-	echo "+ cat $SYS/$TD/io"
-	cat "$SYS/$TD/io" 2>&1
-}
+td_io() { cat "$SYS/$TD/io" 2>&1; }
 power_info() {
 	echo "  $TD: runtime_status $(rpm_status), power_state $(cat "$SYS/$TD/power_state" 2>/dev/null)," \
 		"driver: $(cat "$SYS/$TD/runtime_pm");" \
@@ -55,7 +52,7 @@ power_info() {
 }
 
 info "the device while active: config and I/O"
-expect "runtime PM allowed at the start" "$(cat "$PWR/control")" on
+expect "power/control at the start (runtime PM forbidden)" "$(cat "$PWR/control")" on
 bars0=$(bars "$TD")
 cmd0=$(cmdreg "$TD")
 echo "  BARs: $bars0; command: $cmd0"
@@ -81,9 +78,6 @@ newlog=$(dmesg | tail -n +"$((log0 + 1))")
 printf '%s\n' "$newlog" | grep "$TD" | sed 's/^/  | /'
 rpm_is suspended || fail "the shim's load woke $TD up: runtime_status '$(rpm_status)'"
 ok "$TD still runtime suspended after the load"
-printf '%s\n' "$newlog" | grep -q "$TD: pcierr: runtime suspended: healthy snapshot taken" ||
-	fail "no healthy snapshot of the suspended $TD at load (kernel log above)"
-ok "healthy snapshot of $TD from the state saved at its suspend"
 wait_until 10 sh -c "$NL pe $PE 2>/dev/null | head -n 1 | grep -q 'pe_state=normal'" ||
 	fail "PE $PE is '$(pe_state "$PE")' in the new shim, not normal"
 
@@ -115,6 +109,11 @@ expect "$TD's command register after I/O" "$(cmdreg "$TD")" "$cmd0"
 resumes1=$(sed 's/.*resumes //' "$SYS/$TD/runtime_pm")
 [ "${resumes1:-0}" -gt "${resumes0:-0}" ] || fail "the driver saw no runtime resume ($resumes0 -> $resumes1)"
 ok "driver runtime resumes $resumes0 -> $resumes1"
+
+# last, so that without it the RESET above says what goes wrong (ENODATA)
+printf '%s\n' "$newlog" | grep -q "$TD: pcierr: runtime suspended: healthy snapshot taken" ||
+	fail "no healthy snapshot of the suspended $TD at load (kernel log above)"
+ok "the load took $TD's healthy snapshot from the state saved at its suspend"
 
 echo on > "$PWR/control"
 wait_until 10 rpm_is active || fail "$TD is '$(rpm_status)' after power/control=on"
