@@ -156,6 +156,7 @@ struct manager_counters {
 
 struct manager {
 	sd_event *event;
+	bool arm_unsupported;		/* the shim refused PCIERR_CMD_ARM (older) */
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
 	sd_bus *bus;			/* NULL: --no-bus */
 	const struct manager_observer *observer;	/* NULL: nobody */

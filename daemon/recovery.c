@@ -791,7 +791,11 @@ static void send_arm(struct slot *s, bool on, enum pcierr_reset_type type)
 	int r;
 
 	r = m->kops->arm(m->kernel, s->addr, s->pe_id, on ? 1 : 0, type);
-	if (r == -EOPNOTSUPP && !on) {
+	if (r == -EOPNOTSUPP) {
+		/* an older shim (an unknown command); until it is replaced */
+		if (!m->arm_unsupported)
+			log_info("The kernel shim has no PCIERR_CMD_ARM: every freeze goes through pcierrd.");
+		m->arm_unsupported = true;
 		s->armed = false;
 		return;
 	}
@@ -814,7 +818,7 @@ void recovery_update_arm(struct slot *s)
 	enum pcierr_reset_type type = PCIERR_RESET_UNSPEC;
 	bool want;
 
-	if (!s->manager->kernel || !s->manager->kops->arm)
+	if (!s->manager->kernel || !s->manager->kops->arm || s->manager->arm_unsupported)
 		return;
 	if (!s->armed && !s->manager->config.auto_recover)
 		return;
@@ -1889,6 +1893,7 @@ void recovery_kernel_gone(struct manager *m)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
+		m->arm_unsupported = false;	/* another module may come */
 		s->admin_reset = false;
 		s->armed = false;	/* the arms went with the shim */
 		s->auto_op_id = 0;
