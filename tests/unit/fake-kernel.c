@@ -143,11 +143,14 @@ struct pcierr_pe *fake_add_pe(struct fake_kernel *k, const char *addr, unsigned 
 	return pe;
 }
 
+static void finish_op(struct fake_kernel *k, const struct fake_op *o);
+
 void fake_event(struct fake_kernel *k, const char *dev, enum pcierr_channel_state state)
 {
 	struct pcierr_pe *pe = pe_of_device(k, dev);
 	struct pcierr_device *d = pe ? (struct pcierr_device *)pcierr_pe_find_device(pe, dev) : NULL;
 	struct pcierr_notification n = { .type = PCIERR_NOTIFY_EVENT };
+	struct fake_op auto_op = { 0 };
 
 	if (!d)
 		abort();
@@ -162,31 +165,35 @@ void fake_event(struct fake_kernel *k, const char *dev, enum pcierr_channel_stat
 	n.event.state = state;
 	n.event.source = PCIERR_SOURCE_INJECT;
 	n.event.error_gen = d->error_gen;
-	/* the shim's auto.c: the first detection after the ARM */
+	/* the shim's auto.c: the first detection after the ARM; its RECOVER
+	 * queued after the EVENT (the EVENT comes first) */
 	if (pe - k->pes < 64 && k->armed_id[pe - k->pes] != 0) {
 		if (k->armed_id[pe - k->pes] == pe->id && state == PCIERR_STATE_FROZEN &&
 		    !(pe->flags & PCIERR_PE_F_BUSY)) {
-			struct fake_op o = { .op = PCIERR_CMD_RECOVER, .op_id = k->next_op_id++ };
-
-			snprintf(o.pe, sizeof(o.pe), "%s", pe->addr);
+			auto_op = (struct fake_op) { .op = PCIERR_CMD_RECOVER,
+						     .op_id = k->next_op_id++ };
+			snprintf(auto_op.pe, sizeof(auto_op.pe), "%s", pe->addr);
 			pe->flags |= PCIERR_PE_F_BUSY;
 			if (!k->no_last_op)
-				pe->last_op = (struct pcierr_last_op) { .op_id = o.op_id,
-									.op = o.op };
-			n.event.auto_op_id = o.op_id;
-			k->last_auto_op_id = o.op_id;
+				pe->last_op = (struct pcierr_last_op) { .op_id = auto_op.op_id,
+									.op = auto_op.op };
+			n.event.auto_op_id = auto_op.op_id;
+			k->last_auto_op_id = auto_op.op_id;
 			k->n_auto++;
-			if (k->n_inflight < 64)
-				k->inflight[k->n_inflight++] = o;
 		}
 		k->armed_id[pe - k->pes] = 0;
 		pe->flags &= ~PCIERR_PE_F_ARMED;
 	}
-	if (k->drop_next_event) {
+	if (k->drop_next_event)
 		k->drop_next_event = false;
+	else
+		push(k, &n);
+	if (auto_op.op_id == 0)
 		return;
-	}
-	push(k, &n);
+	if (k->auto_complete)
+		finish_op(k, &auto_op);
+	else if (k->n_inflight < 64)
+		k->inflight[k->n_inflight++] = auto_op;
 }
 
 void fake_overflow(struct fake_kernel *k, enum pcierr_overflow_reason reason)
