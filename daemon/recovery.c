@@ -558,9 +558,10 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	int r;
 
 	if (s->auto_op_id && out->step == PCIERR_STEP_ERROR_DETECTED) {
-		/* the shim started it on its own (armed): awaited, not sent */
-		log_debug("Slot %s: recover %" PRIu64 " started by the shim (armed).", s->addr,
-			  s->auto_op_id);
+		/* the shim started it on its own (armed): awaited, not sent;
+		 * the recovery no longer waits for this line */
+		log_info("Slot %s: recover %" PRIu64 " started by the shim itself (armed); awaiting it.",
+			 s->addr, s->auto_op_id);
 		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
 			     out->timeout_usec * 4);
 		s->auto_op_id = 0;
