@@ -24,6 +24,24 @@
 
 #include "internal.h"
 
+/*
+ * How many PEs have a budget: a hint that lets events and socket closes
+ * skip the PE lookup when nobody armed anything. Exact but for PEs freed
+ * while armed (never counted down: only a slower path).
+ */
+static atomic_t pcierr_auto_count = ATOMIC_INIT(0);
+
+/* pe->lock held */
+static void pcierr_auto_set(struct pcierr_pe *pe, u32 budget)
+{
+	lockdep_assert_held(&pe->lock);
+	if (!pe->auto_budget && budget)
+		atomic_inc(&pcierr_auto_count);
+	else if (pe->auto_budget && !budget)
+		atomic_dec(&pcierr_auto_count);
+	pe->auto_budget = budget;
+}
+
 /* Does the arm still hold? (the ARMED flag of GET_PE) */
 bool pcierr_auto_armed_locked(struct pcierr_pe *pe)
 {
@@ -48,7 +66,7 @@ int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
 	} else if (pe->id != pe_id) {
 		ret = -ESTALE;
 	} else {
-		pe->auto_budget = budget;
+		pcierr_auto_set(pe, budget);
 		pe->auto_reset_type = reset_type;
 		pe->auto_portid = portid;
 		pe->auto_pe_id = pe_id;
@@ -70,7 +88,8 @@ struct pcierr_op *pcierr_auto_prepare(const struct pcierr_event_info *ev)
 	unsigned long flags;
 	bool armed;
 
-	if (ev->state != pci_channel_io_frozen)
+	if (ev->state != pci_channel_io_frozen ||
+	    !atomic_read(&pcierr_auto_count))
 		return NULL;
 	pe = pcierr_pe_lookup(ev->pe);
 	if (!pe)
@@ -118,7 +137,7 @@ int pcierr_auto_claim(struct pcierr_op *op, const struct pcierr_event_info *ev)
 		ret = __pcierr_op_claim(pe, op, ev->pe_id);
 	}
 	if (pe->auto_budget && pe->auto_pe_id == ev->pe_id)
-		pe->auto_budget = 0;
+		pcierr_auto_set(pe, 0);
 	spin_unlock_irqrestore(&pe->lock, flags);
 	if (ret)
 		return ret;
@@ -138,13 +157,13 @@ static int pcierr_auto_urelease(struct notifier_block *nb,
 	unsigned long flags;
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
-	    !net_eq(n->net, &init_net))
+	    !net_eq(n->net, &init_net) || !atomic_read(&pcierr_auto_count))
 		return NOTIFY_DONE;
 	mutex_lock(&pcierr_topo_lock);
 	list_for_each_entry(pe, &pcierr_pes, node) {
 		spin_lock_irqsave(&pe->lock, flags);
 		if (pe->auto_budget && pe->auto_portid == n->portid)
-			pe->auto_budget = 0;
+			pcierr_auto_set(pe, 0);
 		spin_unlock_irqrestore(&pe->lock, flags);
 	}
 	mutex_unlock(&pcierr_topo_lock);
