@@ -221,10 +221,23 @@ static void start_recover(unsigned int step_timeout_sec)
 	k->recover = true;
 }
 
+/* one RECOVER ran the whole callback path, told step by step, counted once */
+static void check_one_recover_told(void)
+{
+	struct device *d = manager_find_device(m, DEV_A);
+
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
+	/* every step is told as before, after the decision */
+	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_uint_eq(d->history.count, 1);
+	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+}
+
 START_TEST(recover_one_operation)
 {
-	struct device *d;
-
 	heard[0] = 0;
 	start_recover(30);
 	m->observer = &recorder;
@@ -233,15 +246,7 @@ START_TEST(recover_one_operation)
 	/* one command instead of four */
 	ck_assert_str_eq(commands(), "recover");
 	ck_assert_uint_eq(k->cmds[0].sync_since_event, 0);
-	fake_recover_string(k, cmds, sizeof(cmds));
-	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
-	/* every step is told as before, after the decision */
-	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
-			 "step:resume finished");
-	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
-	d = manager_find_device(m, DEV_A);
-	ck_assert_uint_eq(d->history.count, 1);
-	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+	check_one_recover_told();
 	run_idle();
 	ck_assert_int_eq(slot_a()->state, PCIERR_PE_STATE_NORMAL);
 	stop();
@@ -250,21 +255,29 @@ END_TEST
 
 /* ---- pre-authorised automatic recovery (issue 12, PCIERR_CMD_ARM) ---- */
 
-static void start_auto(unsigned int max_freezes)
+/* a shim with RECOVER (and ARM if @arm), PE_A on backend @backend_a */
+static void start_arm(unsigned int max_freezes, bool arm, bool auto_recover,
+		      enum pcierr_backend backend_a)
 {
 	k = fake_kernel_new();
 	k->recover = true;
-	k->arm = true;
-	fake_add_pe(k, PE_A, 0x0001, 1);
+	k->arm = arm;
+	fake_add_pe(k, PE_A, 0x0001, 1)->backend = backend_a;
 	fake_add_pe(k, PE_B, 0x0002, 1);
 	ck_assert_int_eq(manager_new(&m), 0);
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
 	m->config.defaults.step_timeout_sec = 30;
 	m->config.defaults.max_freezes = max_freezes;
+	m->config.auto_recover = auto_recover;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
 	ck_assert_int_eq(manager_start(m), 0);
 	run_idle();
+}
+
+static void start_auto(unsigned int max_freezes)
+{
+	start_arm(max_freezes, true, true, PCIERR_BACKEND_UNSPEC);
 }
 
 static bool a_counted_twice_idle(void)
@@ -296,14 +309,8 @@ START_TEST(auto_recover_taken)
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_uint_eq(k->n_auto, 1);
 	ck_assert_str_eq(commands(), "");
-	fake_recover_string(k, cmds, sizeof(cmds));
-	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
-	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
-			 "step:resume finished");
-	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	check_one_recover_told();
 	d = manager_find_device(m, DEV_A);
-	ck_assert_uint_eq(d->history.count, 1);
-	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
 	/* the next freeze would be recovered the same way: armed again */
 	run_idle();
 	ck_assert(fake_armed(k, PE_A));
@@ -343,17 +350,7 @@ END_TEST
 /* AutoRecover=no: never armed, RECOVER sent as before */
 START_TEST(auto_recover_off)
 {
-	k = fake_kernel_new();
-	k->recover = true;
-	k->arm = true;
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	ck_assert_int_eq(manager_new(&m), 0);
-	m->kops = &fake_kernel_ops;
-	m->no_udev = true;
-	m->config.auto_recover = false;
-	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
-	run_idle();
+	start_arm(5, true, false, PCIERR_BACKEND_UNSPEC);
 	ck_assert(!fake_armed(k, PE_A));
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
@@ -409,18 +406,7 @@ END_TEST
 /* an older shim (no ARM): asked once, then every freeze the usual way */
 START_TEST(auto_older_shim)
 {
-	start_auto(5);
-	stop();
-	k = fake_kernel_new();
-	k->recover = true;
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	fake_add_pe(k, PE_B, 0x0002, 1);
-	ck_assert_int_eq(manager_new(&m), 0);
-	m->kops = &fake_kernel_ops;
-	m->no_udev = true;
-	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
-	run_idle();
+	start_arm(5, false, true, PCIERR_BACKEND_UNSPEC);
 	ck_assert(m->arm_unsupported);
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
@@ -432,17 +418,7 @@ END_TEST
 /* pseries (RTAS) and EEH PEs: not armed */
 START_TEST(auto_not_on_rtas)
 {
-	k = fake_kernel_new();
-	k->recover = true;
-	k->arm = true;
-	fake_add_pe(k, PE_A, 0x0001, 1)->backend = PCIERR_BACKEND_RTAS;
-	fake_add_pe(k, PE_B, 0x0002, 1)->backend = PCIERR_BACKEND_GENERIC;
-	ck_assert_int_eq(manager_new(&m), 0);
-	m->kops = &fake_kernel_ops;
-	m->no_udev = true;
-	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
-	run_idle();
+	start_arm(5, true, true, PCIERR_BACKEND_RTAS);
 	ck_assert(!fake_armed(k, PE_A));
 	ck_assert(fake_armed(k, PE_B));
 	stop();
