@@ -604,6 +604,8 @@ static int resync(struct manager *m, const char *why)
 
 		if (!recovery_busy(s) && slot_unhealthy(s))
 			recovery_resync_slot(s);
+		else
+			recovery_update_arm(s);	/* issue 12: PCIERR_CMD_ARM */
 	}
 	return 0;
 }
@@ -755,6 +757,8 @@ int manager_refresh_slot(struct manager *m, struct slot *s)
 	r = slot_update(m, s, &pe);
 	pcierr_pe_clear(&pe);
 	manager_schedule_metrics(m);
+	if (r >= 0)
+		recovery_update_arm(s);	/* issue 12: a new PE id re-arms */
 	return r;
 }
 

@@ -128,6 +128,14 @@ struct slot {
 	/* freeze events folded into the recovery under way, not yet
 	 * written to the history (one "N further" entry at its end) */
 	uint64_t folded;
+	/* pre-authorised automatic recovery (recovery.c, PCIERR_CMD_ARM):
+	 * armed for the PE id armed_pe_id, no EVENT of the PE seen since */
+	bool armed;
+	uint64_t armed_pe_id;
+	enum pcierr_reset_type armed_type;
+	/* the RECOVER the shim started on its own for the freeze being
+	 * handled (its EVENT's auto_op_id): awaited, not sent */
+	uint64_t auto_op_id;
 };
 
 struct manager_counters {
@@ -148,6 +156,7 @@ struct manager_counters {
 
 struct manager {
 	sd_event *event;
+	bool arm_unsupported;		/* the shim refused PCIERR_CMD_ARM (older) */
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
 	sd_bus *bus;			/* NULL: --no-bus */
 	const struct manager_observer *observer;	/* NULL: nobody */

@@ -557,6 +557,16 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	uint64_t op_id = 0;
 	int r;
 
+	if (s->auto_op_id && out->step == PCIERR_STEP_ERROR_DETECTED) {
+		/* the shim started it on its own (armed): awaited, not sent;
+		 * the recovery no longer waits for this line */
+		log_info("Slot %s: recover %" PRIu64 " started by the shim itself (armed); awaiting it.",
+			 s->addr, s->auto_op_id);
+		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
+			     out->timeout_usec * 4);
+		s->auto_op_id = 0;
+		return true;
+	}
 	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->rec.mode != PCIERR_MODE_CALLBACKS ||
 	    s->rec.escalate || s->rec.reset_requested || type == PCIERR_RESET_UNSPEC ||
 	    (out->state != PCIERR_STATE_FROZEN && out->state != PCIERR_STATE_NORMAL) ||
@@ -716,6 +726,111 @@ static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 	return 0;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Pre-authorised automatic recovery (issue 12, PCIERR_CMD_ARM) */
+
+/*
+ * Would a freeze of @s now start a RECOVER (try_recover())? The policy on
+ * a copy of the slot's recovery, once for each card of the slot (the next
+ * freeze may name any of them: each has its own freeze count). *@type:
+ * the reset the RECOVER would use.
+ */
+static bool next_freeze_recovers(struct slot *s, enum pcierr_reset_type *type)
+{
+	struct manager *m = s->manager;
+	_cleanup_free_ struct pcierr_policy_output *out = calloc(1, sizeof(*out));
+	_cleanup_free_ struct pcierr_policy_device *devs = NULL;
+	struct pcierr_policy_pe pe;
+	size_t cards = 0;
+
+	if (!out || build_pe(s, &pe, &devs) < 0)
+		return false;
+	for (size_t i = 0; i < s->n_devices; i++) {
+		struct pcierr_recovery rec = s->rec;
+		struct pcierr_policy_event ev = {
+			.type = PCIERR_POLICY_EV_FREEZE,
+			.now = now_realtime_usec(),
+			.mono = now_boottime_usec(),
+			.device = s->devices[i]->addr,
+			.state = PCIERR_STATE_FROZEN,
+		};
+		struct slot copy;
+
+		if (is_head(s, s->devices[i]))
+			continue;
+		cards++;
+		if (pcierr_policy_step(&m->config, &pe, &rec, &ev, out) < 0 ||
+		    out->action != PCIERR_ACTION_REPORT ||
+		    out->step != PCIERR_STEP_ERROR_DETECTED || out->state != PCIERR_STATE_FROZEN ||
+		    rec.mode != PCIERR_MODE_CALLBACKS || rec.escalate || rec.reset_requested)
+			return false;
+		copy = *s;
+		copy.rec = rec;
+		*type = first_reset(&copy);
+		if (*type == PCIERR_RESET_UNSPEC)
+			return false;
+	}
+	return cards > 0;
+}
+
+static bool arm_wanted(struct slot *s, enum pcierr_reset_type *type)
+{
+	struct manager *m = s->manager;
+
+	return m->config.auto_recover && m->kernel && m->kernel_connected && m->kops->arm &&
+	       !recovery_busy(s) && !s->admin_reset && !(s->flags & PCIERR_PE_F_BUSY) &&
+	       !(s->flags & PCIERR_PE_F_DISABLED) && s->state != PCIERR_PE_STATE_DISABLED &&
+	       s->state != PCIERR_PE_STATE_REMOVED &&
+	       /* RTAS (pseries) and EEH: not proven with RECOVER; the daemon asks */
+	       (s->backend == PCIERR_BACKEND_UNSPEC || s->backend == PCIERR_BACKEND_GENERIC) &&
+	       next_freeze_recovers(s, type);
+}
+
+static void send_arm(struct slot *s, bool on, enum pcierr_reset_type type)
+{
+	struct manager *m = s->manager;
+	int r;
+
+	r = m->kops->arm(m->kernel, s->addr, s->pe_id, on ? 1 : 0, type);
+	if (r == -EOPNOTSUPP) {
+		/* an older shim (an unknown command); until it is replaced */
+		if (!m->arm_unsupported)
+			log_info("The kernel shim has no PCIERR_CMD_ARM: every freeze goes through pcierrd.");
+		m->arm_unsupported = true;
+		s->armed = false;
+		return;
+	}
+	if (r < 0) {
+		/* an older shim (EOPNOTSUPP, EINVAL), a changed PE (ESTALE):
+		 * the freeze then goes the usual way */
+		log_debug_errno(r, "Slot %s: %s failed: %m", s->addr, on ? "arm" : "disarm");
+		s->armed = false;
+		return;
+	}
+	s->armed = on;
+	s->armed_pe_id = s->pe_id;
+	s->armed_type = type;
+	log_debug("Slot %s: %s.", s->addr, on ? "armed: the shim recovers its next freeze at once" :
+		  "disarmed");
+}
+
+void recovery_update_arm(struct slot *s)
+{
+	enum pcierr_reset_type type = PCIERR_RESET_UNSPEC;
+	bool want;
+
+	if (!s->manager->kernel || !s->manager->kops->arm || s->manager->arm_unsupported)
+		return;
+	if (!s->armed && !s->manager->config.auto_recover)
+		return;
+	want = arm_wanted(s, &type);
+	if (want == s->armed && (!want || (s->armed_pe_id == s->pe_id && s->armed_type == type)))
+		return;
+	if (!want && (s->flags & PCIERR_PE_F_BUSY))
+		return;		/* its arm is used up (resync: recovery_resync_slot) */
+	send_arm(s, want, type);
+}
+
 /* What an input tells the world, once its command is sent */
 typedef void (*fanout_fn)(struct slot *s, void *userdata);
 
@@ -801,6 +916,7 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 		fanout(s, userdata);
 	if (next.pending)
 		log_error("Slot %s: the recovery kept deciding without waiting; stopped.", s->addr);
+	recovery_update_arm(s);
 }
 
 static void feed(struct slot *s, const struct pcierr_policy_event *ev)
@@ -931,6 +1047,30 @@ static void log_error_detail(const char *slot, const char *dev,
 	snprintf(hist, hsize, "; %s error detail: status %d, %u bytes", kind, d->status, d->len);
 }
 
+/*
+ * The shim started a RECOVER on its own that the policy did not take up
+ * (its decision changed between the ARM and the freeze: pcierrd disarms
+ * as soon as it does, so only a freeze in between). A policy that left
+ * the slot idle (Recover=no since) waits for it as for an operation
+ * started outside the policy; one that went on (a command, refused with
+ * EBUSY while the RECOVER runs; a wait) goes on its own way, and the
+ * RECOVER's completion is ignored.
+ */
+static void auto_not_taken(struct slot *s)
+{
+	if (s->auto_op_id == 0)
+		return;
+	log_warning("Slot %s: the shim started recover %" PRIu64 " on its own (armed), but the policy chose otherwise.",
+		    s->addr, s->auto_op_id);
+	if (!recovery_busy(s)) {
+		s->outside_policy = true;
+		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
+			     (pcierr_usec_t)s->manager->config.defaults.step_timeout_sec *
+			     PCIERR_USEC_PER_SEC * 4);
+	}
+	s->auto_op_id = 0;
+}
+
 void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 {
 	struct pcierr_policy_event ev = {
@@ -959,6 +1099,10 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	 * card swapped), the shim refuses our commands with ESTALE */
 	if (s->op_id == 0 && e->pe_id)
 		s->pe_id = e->pe_id;
+	/* any event of the PE uses its arm up; this one may have started
+	 * the RECOVER the policy is about to ask for (recovery_update_arm) */
+	s->armed = false;
+	s->auto_op_id = s->op_id == 0 ? e->auto_op_id : 0;
 
 	d = manager_find_device(m, e->dev);
 	/* an administrator's Reset first: its event is never a duplicate
@@ -991,10 +1135,15 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	if (s->rec.phase != PCIERR_PHASE_IDLE && ev.freeze_kind == PCIERR_FREEZE_DETECTED &&
 	    e->state != PCIERR_STATE_PERM_FAILURE) {
 		feed_then(s, &ev, folded_fanout, &news);
+		s = manager_find_slot(m, e->pe);
+		if (s)
+			auto_not_taken(s);
 		return;
 	}
 	feed_then(s, &ev, event_fanout, &news);
 	s = manager_find_slot(m, e->pe);
+	if (s)
+		auto_not_taken(s);
 	if (s)
 		manager_schedule_refresh(m, s);
 }
@@ -1291,6 +1440,14 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 		s->pe_id = rd->pe_id;
 	s->op_id = 0;
 	disarm(s);
+	if (s->outside_policy) {
+		/* an automatic RECOVER the policy did not take up */
+		s->outside_policy = false;
+		log_info("Slot %s: recover %" PRIu64 " (started by the shim) ended: %s.", s->addr,
+			 rd->op_id, pcierr_recover_stop_to_string(rd->stop) ?: "?");
+		(void)manager_refresh_slot(m, s);
+		return;
+	}
 	if (!out || !pend) {
 		log_error("Slot %s: out of memory.", s->addr);
 		return;
@@ -1676,15 +1833,23 @@ void recovery_resync_slot(struct slot *s)
 		return;
 	}
 	s->admin_reset = false;
-	if (s->flags & PCIERR_PE_F_BUSY) {
+	if ((s->flags & PCIERR_PE_F_BUSY) && s->armed && s->last_op.op_id != 0 &&
+	    s->last_op.op == PCIERR_CMD_RECOVER && !s->last_op.done) {
+		/* the RECOVER the shim started on its own (armed) for a freeze
+		 * whose EVENT was lost: the freeze counted, its RECOVER awaited */
+		log_notice("Slot %s: the shim recovers a freeze whose event was lost (recover %" PRIu64 ", armed); taking it up.",
+			   s->addr, s->last_op.op_id);
+		s->armed = false;
+		s->auto_op_id = s->last_op.op_id;
+	} else if (s->flags & PCIERR_PE_F_BUSY) {
 		/* its OP_DONE will tell (recovery_on_op_done) */
 		log_info("Slot %s: an operation started before is still running; waiting for it.",
 			 s->addr);
 		return;
 	}
-	if (resume_hotplug(s))
+	if (!s->auto_op_id && resume_hotplug(s))
 		return;
-	if (s->state == PCIERR_PE_STATE_REMOVED) {
+	if (!s->auto_op_id && s->state == PCIERR_PE_STATE_REMOVED) {
 		log_notice("Slot %s was left hot-unplugged; rescanning.", s->addr);
 		r = m->kops->rescan(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
@@ -1721,6 +1886,7 @@ void recovery_resync_slot(struct slot *s)
 	ev.slot_empty = ev.state == PCIERR_STATE_PERM_FAILURE &&
 			slot_empty(s, named ? named->addr : NULL);
 	feed(s, &ev);
+	auto_not_taken(s);
 }
 
 void recovery_kernel_gone(struct manager *m)
@@ -1728,7 +1894,10 @@ void recovery_kernel_gone(struct manager *m)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
+		m->arm_unsupported = false;	/* another module may come */
 		s->admin_reset = false;
+		s->armed = false;	/* the arms went with the shim */
+		s->auto_op_id = 0;
 		if (!recovery_busy(s))
 			continue;
 		log_warning("Slot %s: the kernel shim went away during the recovery; "
@@ -1775,6 +1944,9 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 		snprintf(msg, msg_size, "Slot %s holds no device to reset", s->addr);
 		return -EINVAL;
 	}
+	/* not recovered by the shim on its own: the administrator's reset */
+	if (s->armed)
+		send_arm(s, false, PCIERR_RESET_UNSPEC);
 	/* cut the slot off as for an error, then recover it by a reset */
 	r = m->kops->inject(m->kernel, d->addr, s->pe_id, PCIERR_STATE_FROZEN, 0, &seq);
 	if (r < 0) {

@@ -46,4 +46,9 @@ void recovery_slot_done(struct slot *s);
 
 bool recovery_busy(const struct slot *s);
 
+/* Arm or disarm the slot's PE (PCIERR_CMD_ARM) as [Policy] AutoRecover=
+ * and the policy say: armed only while the next freeze would start a
+ * RECOVER; a no-op when nothing changed */
+void recovery_update_arm(struct slot *s);
+
 #endif /* PCIERRD_RECOVERY_H */

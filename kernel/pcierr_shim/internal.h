@@ -103,6 +103,13 @@ struct pcierr_pe {
 	struct delayed_work owner_work;	/* owner timeout (main.c) */
 	unsigned long owner_stamp;	/* pe->lock: jiffies of the last act */
 	struct work_struct fallback_work; /* on pe->wq: the safe action */
+
+	/* PCIERR_CMD_ARM (auto.c), under pe->lock */
+	u32 auto_budget;		/* 0: not armed */
+	u32 auto_reset_type;
+	u32 auto_portid;		/* the arming socket */
+	u64 auto_pe_id;			/* the id it was armed for */
+	unsigned long auto_freeze_req;	/* freeze_req at the ARM */
 };
 
 struct pcierr_dev {
@@ -268,7 +275,19 @@ int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);
 bool pcierr_present(struct pci_dev *pdev);
 void pcierr_watch_fn(struct work_struct *work);
 
+/* auto.c */
+int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
+		    u32 reset_type, u32 portid);
+bool pcierr_auto_armed_locked(struct pcierr_pe *pe);
+struct pcierr_op *pcierr_auto_prepare(const struct pcierr_event_info *ev);
+int pcierr_auto_claim(struct pcierr_op *op, const struct pcierr_event_info *ev);
+void pcierr_auto_discard(struct pcierr_op *op);
+int pcierr_auto_init(void);
+void pcierr_auto_exit(void);
+
 /* op.c */
+int __pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
+void pcierr_op_attach(struct pcierr_pe *pe, struct pcierr_op *op);
 int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_start(struct pcierr_op *op);
 int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);

@@ -795,6 +795,8 @@ u32 pcierr_pe_flags(struct pcierr_pe *pe)
 		f |= PCIERR_PE_F_BUSY;
 	if (pe->disabled)
 		f |= PCIERR_PE_F_DISABLED;
+	if (pcierr_auto_armed_locked(pe))
+		f |= PCIERR_PE_F_ARMED;
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (pe->root_single)
 		f |= PCIERR_PE_F_ROOT_BUS;

@@ -236,3 +236,5 @@ _public_ int pcierr_addr_normalize(const char *in, char out[PCIERR_ADDR_STRLEN])
 /* struct pcierr_notification keeps the size LIBPCIERR_2.0 gave it */
 _Static_assert(sizeof(struct pcierr_recover_done) <= sizeof(struct pcierr_op_done),
 	       "the notification union does not grow");
+_Static_assert(sizeof(struct pcierr_event) <= sizeof(struct pcierr_op_done),
+	       "the notification union does not grow (LIBPCIERR_2.2's auto_op_id)");

@@ -221,10 +221,23 @@ static void start_recover(unsigned int step_timeout_sec)
 	k->recover = true;
 }
 
+/* one RECOVER ran the whole callback path, told step by step, counted once */
+static void check_one_recover_told(void)
+{
+	struct device *d = manager_find_device(m, DEV_A);
+
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
+	/* every step is told as before, after the decision */
+	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_uint_eq(d->history.count, 1);
+	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+}
+
 START_TEST(recover_one_operation)
 {
-	struct device *d;
-
 	heard[0] = 0;
 	start_recover(30);
 	m->observer = &recorder;
@@ -233,17 +246,181 @@ START_TEST(recover_one_operation)
 	/* one command instead of four */
 	ck_assert_str_eq(commands(), "recover");
 	ck_assert_uint_eq(k->cmds[0].sync_since_event, 0);
-	fake_recover_string(k, cmds, sizeof(cmds));
-	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
-	/* every step is told as before, after the decision */
-	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
-			 "step:resume finished");
+	check_one_recover_told();
+	run_idle();
+	ck_assert_int_eq(slot_a()->state, PCIERR_PE_STATE_NORMAL);
+	stop();
+}
+END_TEST
+
+/* ---- pre-authorised automatic recovery (issue 12, PCIERR_CMD_ARM) ---- */
+
+/* a shim with RECOVER (and ARM if @arm), PE_A on backend @backend_a */
+static void start_arm(unsigned int max_freezes, bool arm, bool auto_recover,
+		      enum pcierr_backend backend_a)
+{
+	k = fake_kernel_new();
+	k->recover = true;
+	k->arm = arm;
+	fake_add_pe(k, PE_A, 0x0001, 1)->backend = backend_a;
+	fake_add_pe(k, PE_B, 0x0002, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->config.defaults.step_timeout_sec = 30;
+	m->config.defaults.max_freezes = max_freezes;
+	m->config.auto_recover = auto_recover;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	run_idle();
+}
+
+static void start_auto(unsigned int max_freezes)
+{
+	start_arm(max_freezes, true, true, PCIERR_BACKEND_UNSPEC);
+}
+
+static bool a_counted_twice_idle(void)
+{
+	struct device *d = manager_find_device(m, DEV_A);
+
+	return d && d->history.count == 2 && !recovery_busy(slot_a()) &&
+	       m->counters.recoveries_succeeded + m->counters.recoveries_failed == 2;
+}
+
+static bool a_disabled(void)
+{
+	return strcmp(slot_a()->status.last_result, "disabled") == 0 && !recovery_busy(slot_a());
+}
+
+/* armed at start; the freeze recovered by the shim's own RECOVER, nothing
+ * sent; counted, told and re-armed as after a RECOVER pcierrd sent */
+START_TEST(auto_recover_taken)
+{
+	struct device *d;
+
+	heard[0] = 0;
+	start_auto(5);
+	m->observer = &recorder;
+	ck_assert(fake_armed(k, PE_A));
+	ck_assert(fake_armed(k, PE_B));
+	ck_assert(slot_a()->armed);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(k->n_auto, 1);
+	ck_assert_str_eq(commands(), "");
+	check_one_recover_told();
+	d = manager_find_device(m, DEV_A);
+	/* the next freeze would be recovered the same way: armed again */
+	run_idle();
+	ck_assert(fake_armed(k, PE_A));
+	inject_a();
+	ck_assert(run_until(a_counted_twice_idle, 5000000));
+	ck_assert_uint_eq(k->n_auto, 2);
+	ck_assert_str_eq(commands(), "");
+	ck_assert_uint_eq(d->history.count, 2);
+	stop();
+}
+END_TEST
+
+/* the next freeze would disable: not armed, pcierrd decides and sends */
+START_TEST(auto_not_armed_before_disable)
+{
+	start_auto(1);
+	ck_assert(fake_armed(k, PE_A));
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(k->n_auto, 1);
+	run_idle();
+	/* one more freeze is over MaxFreezes=1: the policy disables */
+	ck_assert(!fake_armed(k, PE_A));
+	ck_assert(!slot_a()->armed);
+	ck_assert(fake_armed(k, PE_B));
+	inject_a();
+	ck_assert(run_until(a_disabled, 5000000));
+	ck_assert_uint_eq(k->n_auto, 1);
+	ck_assert_str_eq(commands(), "disable");
+	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
+	run_idle();
+	ck_assert(!fake_armed(k, PE_A));
+	stop();
+}
+END_TEST
+
+/* AutoRecover=no: never armed, RECOVER sent as before */
+START_TEST(auto_recover_off)
+{
+	start_arm(5, true, false, PCIERR_BACKEND_UNSPEC);
+	ck_assert(!fake_armed(k, PE_A));
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_uint_eq(k->n_arms, 0);
+	ck_assert_uint_eq(k->n_auto, 0);
+	stop();
+}
+END_TEST
+
+/* the EVENT of an automatic RECOVER lost: the resync finds the PE busy
+ * with it, counts the freeze and awaits that RECOVER; nothing is sent */
+START_TEST(auto_lost_event_found_by_resync)
+{
+	struct device *d;
+
+	start_auto(5);
+	k->auto_complete = false;
+	k->drop_next_event = true;
+	inject_a();
+	run_idle();
+	ck_assert_uint_eq(k->n_auto, 1);
+	ck_assert(!recovery_busy(slot_a()));
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	ck_assert(recovery_busy(slot_a()));
+	ck_assert_uint_eq(slot_a()->op_id, k->last_auto_op_id);
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "");
 	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
 	d = manager_find_device(m, DEV_A);
 	ck_assert_uint_eq(d->history.count, 1);
-	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
-	run_idle();
-	ck_assert_int_eq(slot_a()->state, PCIERR_PE_STATE_NORMAL);
+	stop();
+}
+END_TEST
+
+/* an administrator's Reset is not the shim's to recover: disarmed first */
+START_TEST(auto_disarmed_for_admin_reset)
+{
+	char msg[256] = "";
+
+	start_auto(5);
+	ck_assert(fake_armed(k, PE_A));
+	ck_assert_int_eq(manager_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(k->n_disarms, 1);
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(k->n_auto, 0);
+	ck_assert_str_ne(commands(), "");
+	stop();
+}
+END_TEST
+
+/* an older shim (no ARM): asked once, then every freeze the usual way */
+START_TEST(auto_older_shim)
+{
+	start_arm(5, false, true, PCIERR_BACKEND_UNSPEC);
+	ck_assert(m->arm_unsupported);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "recover");
+	stop();
+}
+END_TEST
+
+/* pseries (RTAS) and EEH PEs: not armed */
+START_TEST(auto_not_on_rtas)
+{
+	start_arm(5, true, true, PCIERR_BACKEND_RTAS);
+	ck_assert(!fake_armed(k, PE_A));
+	ck_assert(fake_armed(k, PE_B));
 	stop();
 }
 END_TEST
@@ -1509,6 +1686,13 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, recover_stops_at_disconnect);
 	tcase_add_test(tc, recover_stops_at_slot_reset);
 	tcase_add_test(tc, recover_failed_reset_goes_on);
+	tcase_add_test(tc, auto_recover_taken);
+	tcase_add_test(tc, auto_not_armed_before_disable);
+	tcase_add_test(tc, auto_recover_off);
+	tcase_add_test(tc, auto_lost_event_found_by_resync);
+	tcase_add_test(tc, auto_disarmed_for_admin_reset);
+	tcase_add_test(tc, auto_older_shim);
+	tcase_add_test(tc, auto_not_on_rtas);
 	tcase_add_test(tc, recover_lost_completion);
 	tcase_add_test(tc, recover_lost_without_last_op);
 	tcase_add_test(tc, recover_refused_falls_back);
