@@ -806,7 +806,7 @@ START_TEST(state_load_sees_queued)
 		ck_assert_uint_eq(rec.error_gen, 7);
 		ck_assert(disabled);
 		ck_assert_str_eq(dis.message, "reseat");
-		ck_assert_int_eq(state_writer_clear_freeze(w, "k", 7), 0);
+		ck_assert_int_eq(state_writer_clear_freeze(w, "k", 7, 0), 0);
 		ck_assert_int_eq(state_writer_enable(w, "k"), 0);
 		ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
 		ck_assert_uint_eq(rec.count, 0);

@@ -496,6 +496,14 @@ enum pcierr_stat {
 	PCIERR_STAT_OPS,		/* operations completed */
 	PCIERR_STAT_OPS_FAILED,		/* ... with a non-zero errno */
 	PCIERR_STAT_PAD,
+	/*
+	 * Not a counter: a random value the module chose at load, never 0.
+	 * Error generations (PCIERR_A_ERROR_GEN) start again at each load, so
+	 * a generation means something only together with the load it came
+	 * from: a listener that keeps generations across a reload or a reboot
+	 * keeps this with them.
+	 */
+	PCIERR_STAT_LOAD_ID,
 	__PCIERR_STAT_MAX
 };
 #define PCIERR_STAT_MAX (__PCIERR_STAT_MAX - 1)
