@@ -82,7 +82,9 @@
  *       (PCIERR_PE_F_BUSY). A listener that lost an OP_DONE (OVERFLOW,
  *       ENOBUFS) reads the outcome here.
  *
- *   PCIERR_CMD_GET_STATS      -> PCIERR_A_STATS (nest of PCIERR_STAT_* u64).
+ *   PCIERR_CMD_GET_STATS      -> PCIERR_A_STATS (nest of PCIERR_STAT_* u64;
+ *                                PCIERR_STAT_LOAD_ID tells this load of the
+ *                                module from others).
  *
  *   PCIERR_CMD_INJECT   [A]   PCIERR_A_DEVICE, PCIERR_A_PE_ID (of the
  *                             device's PE), optional PCIERR_A_STATE
