@@ -171,6 +171,9 @@ struct manager {
 	struct pcierr_ctx *kernel;	/* NULL while the shim is away */
 	sd_event_source *kernel_source;
 	bool kernel_connected;
+	/* PCIERR_STAT_LOAD_ID of the shim connected (0: it does not say):
+	 * which load the devices' error generations belong to */
+	uint64_t shim_load_id;
 	uint64_t next_seq;		/* the seq expected next; 0: any */
 	unsigned int kernel_read_errors;	/* in a row */
 	sd_event_source *resync_source;	/* a deferred resync */

@@ -73,6 +73,17 @@ static const char *mode_name(const struct pcierr_recovery *rec)
 	}
 }
 
+/*
+ * The store counted this error generation of this device already. A
+ * generation alone is not enough: the shim's start again at 1 at each load
+ * (a reboot, a reload), so the one stored counts only under the same load.
+ */
+static bool counted_before(const struct device *d, uint32_t error_gen)
+{
+	return d->history.error_gen == error_gen &&
+	       d->history.load_id == d->slot->manager->shim_load_id;
+}
+
 static bool is_head(const struct slot *s, const struct device *d)
 {
 	return strcmp(s->addr, d->addr) == 0;
@@ -234,8 +245,9 @@ static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
 			bool disabled = d->history.disabled;
 
 			w->rec = e->record;
-			/* this error generation is counted now */
+			/* this error generation of this load is counted now */
 			w->rec.error_gen = d->error_gen;
+			w->rec.load_id = s->manager->shim_load_id;
 			d->history = w->rec;
 			d->history.disabled = disabled || w->rec.disabled;
 			d->last_error_usec = ev->now;
@@ -1113,7 +1125,7 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 		ev.reset_type = s->admin_type;
 		news.source = "admin";
 	} else if (d && recovery_busy(s) && e->error_gen != 0 &&
-		   d->history.error_gen == e->error_gen) {
+		   counted_before(d, e->error_gen)) {
 		/* a resync already found and counted this one */
 		log_debug("Slot %s: event seq %" PRIu64 " already handled by a resync.",
 			  s->addr, e->seq);
@@ -1871,7 +1883,7 @@ void recovery_resync_slot(struct slot *s)
 			if (!named)
 				named = d;
 			/* an error the store has not counted: count it now */
-			if (d->error_gen != d->history.error_gen) {
+			if (!counted_before(d, d->error_gen)) {
 				named = d;
 				ev.freeze_kind = PCIERR_FREEZE_DETECTED;
 			}
@@ -2018,7 +2030,7 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 	for (size_t i = 0; i < n; i++) {
 		if (m->writer) {
 			(void)state_writer_enable(m->writer, dis[i].key);
-			(void)state_writer_clear_freeze(m->writer, dis[i].key, 0);
+			(void)state_writer_clear_freeze(m->writer, dis[i].key, 0, 0);
 		}
 		history(s, dis[i].device, PCIERR_HISTORY_ENABLE, "", "enabled", "", 0, 0,
 			"enabled by the administrator", NULL);
@@ -2031,9 +2043,12 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 			continue;
 		if (m->writer) {
 			(void)state_writer_enable(m->writer, d->key);
-			(void)state_writer_clear_freeze(m->writer, d->key, d->error_gen);
+			(void)state_writer_clear_freeze(m->writer, d->key, d->error_gen,
+						      m->shim_load_id);
 		}
-		d->history = (struct pcierr_freeze_record) { .error_gen = d->error_gen };
+		d->history = (struct pcierr_freeze_record) {
+			.error_gen = d->error_gen, .load_id = m->shim_load_id,
+		};
 		empty = strdup("");
 		if (empty) {
 			free(d->disabled_reason);

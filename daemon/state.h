@@ -48,7 +48,7 @@
 #include "policy.h"
 
 /* The schema version this code writes (PRAGMA user_version) */
-#define PCIERR_STATE_SCHEMA_VERSION	2
+#define PCIERR_STATE_SCHEMA_VERSION	3
 
 /* Size limits, with the NUL */
 #define PCIERR_IDENTITY_KEY_MAX		64

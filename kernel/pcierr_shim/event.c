@@ -14,6 +14,7 @@
 
 #include <linux/notifier.h>
 #include <linux/pm_runtime.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -58,11 +59,21 @@ DEFINE_PER_CPU(struct pcierr_stats, pcierr_stats);
  * safe against interrupts on its own CPU; a sum read while others count
  * is as good as any atomic read taken a moment earlier or later.
  */
+/*
+ * PCIERR_STAT_LOAD_ID: error generations restart with each load, so a
+ * listener that keeps them across loads needs to tell the loads apart.
+ * Random rather than a clock: a reboot must not repeat it. 63 bits, so that
+ * userspace can keep it in a signed 64-bit column.
+ */
+static u64 pcierr_load_id;
+
 u64 pcierr_stat_read(enum pcierr_stat s)
 {
 	u64 sum = 0;
 	int cpu;
 
+	if (s == PCIERR_STAT_LOAD_ID)
+		return pcierr_load_id;
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu(pcierr_stats, cpu).v[s]);
 	return sum;
@@ -225,6 +236,7 @@ static void pcierr_event_work_fn(struct work_struct *work)
 
 int pcierr_event_init(void)
 {
+	pcierr_load_id = get_random_u64() >> 1 ?: 1;
 	pcierr_ring_size = clamp(pcierr_event_queue_len, 2U, 65536U);
 	/* 65536 entries are more than kmalloc gives (D20) */
 	pcierr_ring = kvcalloc(pcierr_ring_size, sizeof(*pcierr_ring),

@@ -97,6 +97,7 @@ static const char *const stat_names[__PCIERR_STAT_MAX] = {
 	[PCIERR_STAT_HOTPLUGS]		= "hotplugs",
 	[PCIERR_STAT_OPS]		= "ops",
 	[PCIERR_STAT_OPS_FAILED]	= "ops_failed",
+	[PCIERR_STAT_LOAD_ID]		= "load_id",
 };
 
 _Static_assert(__PCIERR_STAT_MAX <= PCIERR_STATS_CAPACITY, "stats capacity");

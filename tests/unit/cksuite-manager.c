@@ -983,7 +983,7 @@ START_TEST(state_load_sees_queued)
 		ck_assert_uint_eq(rec.error_gen, 7);
 		ck_assert(disabled);
 		ck_assert_str_eq(dis.message, "reseat");
-		ck_assert_int_eq(state_writer_clear_freeze(w, "k", 7), 0);
+		ck_assert_int_eq(state_writer_clear_freeze(w, "k", 7, 0), 0);
 		ck_assert_int_eq(state_writer_enable(w, "k"), 0);
 		ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
 		ck_assert_uint_eq(rec.count, 0);
@@ -1011,6 +1011,84 @@ static void state_dir_remove(const char *dir)
 	}
 	rmdir(dir);
 }
+
+/*
+ * Defect 7 (docs/reliability.md, VM scenario 33): the shim's error
+ * generations start again at each load. pcierrd counts A's freeze
+ * (generation 1) and stops; the shim is loaded again (a reboot, a
+ * reload) and A freezes once while no pcierrd runs (generation 1 again,
+ * its EVENT heard by nobody). The next pcierrd's resync must count that
+ * freeze: same generation, another load. Under the same load (the
+ * freeze pcierrd counted, left frozen when it stopped) it must not.
+ */
+static void restart_on_freeze_record(bool new_load)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_freeze_record rec;
+	struct device *d;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	for (int run = 0; run < 2; run++) {
+		if (run == 0 || new_load) {
+			if (k)
+				fake_kernel_free(k);
+			k = fake_kernel_new();
+			k->load_id = run == 0 ? 0x1111 : 0x2222;
+			fake_add_pe(k, PE_A, 0x0001, 1);
+		}
+		if (run == 1) {
+			struct pcierr_pe *pe = fake_pe(k, PE_A);
+
+			if (new_load) {
+				/* frozen under the new load, the EVENT lost */
+				k->drop_next_event = true;
+				fake_event(k, DEV_A, PCIERR_STATE_FROZEN);
+			} else {
+				/* left frozen, generation 1, counted */
+				pe->state = PCIERR_PE_STATE_FROZEN;
+				for (size_t i = 0; i < pe->n_devices; i++)
+					pe->devices[i].state = PCIERR_STATE_FROZEN;
+			}
+			ck_assert_uint_eq(((struct pcierr_device *)
+					   pcierr_pe_find_device(pe, DEV_A))->error_gen, 1);
+		}
+		ck_assert_int_eq(manager_new(&m), 0);
+		m->kops = &fake_kernel_ops;
+		m->no_udev = true;
+		ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+		ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+		ck_assert_int_eq(manager_prepare(m, false), 0);
+		ck_assert_int_eq(manager_start(m), 0);
+		if (run == 0)
+			inject_a();
+		ck_assert(run_until(a_idle_with_result, 5000000));
+		ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
+		d = manager_find_device(m, DEV_A);
+		ck_assert_int_eq(pcierr_state_load_freeze(m->state, d->key, &rec), 1);
+		ck_assert_uint_eq(rec.error_gen, 1);
+		ck_assert_uint_eq(rec.load_id, k->load_id);
+		ck_assert_uint_eq(rec.count, run == 1 && new_load ? 2 : 1);
+		ck_assert_uint_eq(d->history.count, rec.count);
+		ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+		m = manager_free(m);
+	}
+	fake_kernel_free(k);
+	k = NULL;
+	state_dir_remove(dir);
+}
+
+START_TEST(restart_new_load_counts_freeze)
+{
+	restart_on_freeze_record(true);
+}
+END_TEST
+
+START_TEST(restart_same_load_counted_before)
+{
+	restart_on_freeze_record(false);
+}
+END_TEST
 
 START_TEST(state_written_after)
 {
@@ -1712,6 +1790,8 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, kernel_aer_without_end);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);
+	tcase_add_test(tc, restart_new_load_counts_freeze);
+	tcase_add_test(tc, restart_same_load_counted_before);
 	tcase_add_test(tc, state_load_sees_queued);
 	tcase_add_test(tc, config_state_section);
 	tcase_add_test(tc, storm_folded_cheaply);

@@ -678,6 +678,7 @@ static int f_stats_get(struct pcierr_ctx *ctx, struct pcierr_stats *ret)
 {
 	ctx->k->sync_since_event++;
 	memset(ret, 0, sizeof(*ret));
+	ret->counter[PCIERR_STAT_LOAD_ID] = ctx->k->load_id;
 	return ctx->k->gone ? -ENOTCONN : 0;
 }
 

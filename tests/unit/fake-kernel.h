@@ -65,6 +65,7 @@ struct fake_kernel {
 	bool no_last_op;	/* as ABI v1: GET_PE tells no last operation */
 	int fail_dumps;		/* that many dumps fail with -EAGAIN */
 	bool gone;		/* the shim is unloaded */
+	uint64_t load_id;	/* GET_STATS' PCIERR_STAT_LOAD_ID (0: none) */
 	/* answers to REPORT, per step: every aware device answers this */
 	enum pcierr_result answer[__PCIERR_STEP_MAX];
 

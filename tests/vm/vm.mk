@@ -96,10 +96,6 @@ VM_SOAK_SCEN  := 41-pcierrd-bus-abuse 42-pcierrd-storm
 # kernel's RECOVER ends before pcierrd is back, and the restarted pcierrd
 # records no end of that recovery (docs/reliability.md, "Faults").
 VM_FAULTS_DEFECTS := 31-pcierrd-kill-recover-done
-# 32: a freeze found by pcierrd's start-up resync under a new shim (reboot,
-# reload) whose error generation equals the one stored under the old shim
-# is taken for one counted before: not counted (docs/reliability.md)
-VM_FAULTS_DEFECTS += 33-pcierrd-stale-error-gen
 VM_CHECK_SCEN := $(filter-out $(VM_SOAK_SCEN) $(VM_FAULTS_DEFECTS),$(sort $(basename $(notdir \
 	$(wildcard $(VM_DIR)/scenarios/[0-9]*.sh)))))
 

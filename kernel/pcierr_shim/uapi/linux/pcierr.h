@@ -82,7 +82,9 @@
  *       (PCIERR_PE_F_BUSY). A listener that lost an OP_DONE (OVERFLOW,
  *       ENOBUFS) reads the outcome here.
  *
- *   PCIERR_CMD_GET_STATS      -> PCIERR_A_STATS (nest of PCIERR_STAT_* u64).
+ *   PCIERR_CMD_GET_STATS      -> PCIERR_A_STATS (nest of PCIERR_STAT_* u64;
+ *                                PCIERR_STAT_LOAD_ID tells this load of the
+ *                                module from others).
  *
  *   PCIERR_CMD_INJECT   [A]   PCIERR_A_DEVICE, PCIERR_A_PE_ID (of the
  *                             device's PE), optional PCIERR_A_STATE
@@ -534,6 +536,14 @@ enum pcierr_stat {
 	PCIERR_STAT_OPS,		/* operations completed */
 	PCIERR_STAT_OPS_FAILED,		/* ... with a non-zero errno */
 	PCIERR_STAT_PAD,
+	/*
+	 * Not a counter: a random value the module chose at load, never 0.
+	 * Error generations (PCIERR_A_ERROR_GEN) start again at each load, so
+	 * a generation means something only together with the load it came
+	 * from: a listener that keeps generations across a reload or a reboot
+	 * keeps this with them.
+	 */
+	PCIERR_STAT_LOAD_ID,
 	__PCIERR_STAT_MAX
 };
 #define PCIERR_STAT_MAX (__PCIERR_STAT_MAX - 1)
