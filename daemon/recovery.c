@@ -1750,6 +1750,12 @@ static bool take_up_disable(struct slot *s)
 	log_notice("Slot %s: disable %" PRIu64 " (sent before pcierrd restarted) is done; the history has no end for its recovery: recording it.",
 		   s->addr, s->last_op.op_id);
 	emit_started(s);
+	/* the step, as its OP_DONE would have told it (without the
+	 * per-device answers: GET_PE keeps none) */
+	report_step(s, "disable", s->last_op.error ? "failed" : "ok", out.duration_usec);
+	history(s, NULL, PCIERR_HISTORY_STEP, "disable", s->last_op.error ? "failed" : "ok", "",
+		out.duration_usec, -s->last_op.error,
+		s->last_op.error ? strerror(s->last_op.error) : "", NULL);
 	finish(s, &out);
 	return true;
 }

@@ -1103,7 +1103,7 @@ static void disable_while_down(bool done_before)
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	run_idle();
 	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
-	ck_assert_str_eq(heard, "started finished disabled");
+	ck_assert_str_eq(heard, "started step:disable finished disabled");
 	ck_assert_ptr_nonnull(strstr(slot_a()->status.message, "pcierrctl enable"));
 	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset "
 			 "report:resume disable");
