@@ -898,6 +898,23 @@ static void start_stored(const char *path, unsigned int max_freezes)
 	ck_assert_int_eq(manager_start(m), 0);
 }
 
+/* a fresh state directory (dir: a mkdtemp template) and fake kernel with PE_A */
+static void stored_setup(char *dir, char *path, size_t size, bool recover)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, size, "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	k->recover = recover;
+}
+
+static void stored_teardown(const char *dir)
+{
+	fake_kernel_free(k);
+	k = NULL;
+	state_dir_remove(dir);
+}
+
 /* SIGKILL, with what it had queued written (it had seconds to) */
 static void kill_stored(void)
 {
@@ -958,11 +975,7 @@ START_TEST(recover_done_while_down_recorded_once)
 	struct kinds c;
 	unsigned int count;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.db", dir);
-	k = fake_kernel_new();
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	k->recover = true;
+	stored_setup(dir, path, sizeof(path), true);
 	start_stored(path, 0);
 	k->auto_complete = false;
 	inject_a();
@@ -1015,9 +1028,7 @@ START_TEST(recover_done_while_down_recorded_once)
 	/* recover started, then the four steps of the restarted one */
 	ck_assert_uint_eq(c.n[PCIERR_HISTORY_STEP], 5);
 	ck_assert_uint_eq(count, 1);
-	fake_kernel_free(k);
-	k = NULL;
-	state_dir_remove(dir);
+	stored_teardown(dir);
 }
 END_TEST
 
@@ -1028,11 +1039,7 @@ START_TEST(recover_done_alive_restart_quiet)
 	struct kinds c;
 	unsigned int count;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.db", dir);
-	k = fake_kernel_new();
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	k->recover = true;
+	stored_setup(dir, path, sizeof(path), true);
 	start_stored(path, 0);
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
@@ -1047,9 +1054,7 @@ START_TEST(recover_done_alive_restart_quiet)
 	ck_assert_uint_eq(c.recover_started, 1);
 	ck_assert_str_eq(c.recoveries, "recovered");
 	ck_assert_uint_eq(count, 1);
-	fake_kernel_free(k);
-	k = NULL;
-	state_dir_remove(dir);
+	stored_teardown(dir);
 }
 END_TEST
 
@@ -1068,10 +1073,7 @@ static void disable_while_down(bool done_before)
 	struct kinds c;
 	unsigned int count;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.db", dir);
-	k = fake_kernel_new();
-	fake_add_pe(k, PE_A, 0x0001, 1);
+	stored_setup(dir, path, sizeof(path), false);
 	start_stored(path, 1);
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
@@ -1125,9 +1127,7 @@ static void disable_while_down(bool done_before)
 	ck_assert_uint_eq(c.n[PCIERR_HISTORY_DISABLE], 1);
 	ck_assert_str_eq(c.recoveries, "recovered disabled");
 	ck_assert_uint_eq(count, 2);
-	fake_kernel_free(k);
-	k = NULL;
-	state_dir_remove(dir);
+	stored_teardown(dir);
 }
 
 START_TEST(disable_done_while_down_recorded_once)
