@@ -17,17 +17,44 @@
 
 #include "state.h"
 
+/*
+ * Prepared statements are kept for the connection's life (L14): compiling
+ * the SQL again on every freeze record and history row costs more than
+ * running it. The cache is keyed by the SQL text; a statement still being
+ * stepped (a caller's callback that queries again) gets a second entry, so
+ * the cache is bounded by the distinct statements in this file times the
+ * nesting depth.
+ */
+struct stmt_cache_entry {
+	const char *sql;
+	sqlite3_stmt *st;
+};
+
 struct pcierr_state {
 	sqlite3 *db;
 	bool in_tx;			/* pcierr_state_begin() is active */
 	bool wal;			/* the journal mode is WAL */
+	struct stmt_cache_entry *cache;
+	size_t n_cache;
 	char errmsg[256];
 };
 
 static __thread char open_errmsg[256];
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(sqlite3_stmt *, sqlite3_finalize);
-#define _cleanup_stmt_	_cleanup_(sqlite3_finalizep)
+/*
+ * A statement from prepare() goes back to the cache when its variable goes
+ * out of scope: reset (which also ends a read transaction it held) and its
+ * bindings cleared, so no caller's string is referenced afterwards.
+ */
+static void stmt_releasep(sqlite3_stmt **st)
+{
+	if (!*st)
+		return;
+	(void) sqlite3_reset(*st);
+	(void) sqlite3_clear_bindings(*st);
+}
+
+#define _cleanup_stmt_	_cleanup_(stmt_releasep)
 
 /*
  * The schema, one entry per version: migrations[i] takes a database of
@@ -131,11 +158,36 @@ static int exec(struct pcierr_state *s, const char *sql)
 	return rc == SQLITE_OK ? 0 : fail(s, rc);
 }
 
+/* sql must outlive s: every caller passes a string literal */
 static int prepare(struct pcierr_state *s, const char *sql, sqlite3_stmt **ret)
 {
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, ret, NULL);
+	struct stmt_cache_entry *c;
+	sqlite3_stmt *st;
+	int rc;
 
-	return rc == SQLITE_OK ? 0 : fail(s, rc);
+	for (size_t i = 0; i < s->n_cache; i++) {
+		c = &s->cache[i];
+		if ((c->sql == sql || strcmp(c->sql, sql) == 0) && !sqlite3_stmt_busy(c->st)) {
+			*ret = c->st;
+			return 0;
+		}
+	}
+
+	c = reallocarray(s->cache, s->n_cache + 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	s->cache = c;
+	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+	if (rc != SQLITE_OK)
+		return fail(s, rc);
+	s->cache[s->n_cache++] = (struct stmt_cache_entry) { .sql = sql, .st = st };
+	*ret = st;
+	return 0;
+}
+
+size_t pcierr_state_cached_statements(const struct pcierr_state *s)
+{
+	return s ? s->n_cache : 0;
 }
 
 /* step a statement that returns no row */
@@ -439,6 +491,9 @@ struct pcierr_state *pcierr_state_close(struct pcierr_state *s)
 {
 	if (!s)
 		return NULL;
+	for (size_t i = 0; i < s->n_cache; i++)
+		(void) sqlite3_finalize(s->cache[i].st);
+	free(s->cache);
 	if (s->db) {
 		if (!sqlite3_get_autocommit(s->db))
 			(void) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -508,7 +563,8 @@ int pcierr_state_prune_history(struct pcierr_state *s, uint64_t max_entries,
 			r = step_done(s, st);
 		if (r >= 0)
 			n += sqlite3_changes(s->db);
-		sqlite3_finalize(TAKE_PTR(st));
+		stmt_releasep(&st);
+		st = NULL;
 	}
 	if (r >= 0 && before_usec > 0) {
 		r = prepare(s, "DELETE FROM history WHERE time_usec < ?1", &st);

@@ -113,6 +113,8 @@ const char *pcierr_state_errmsg(const struct pcierr_state *s);
  * filesystem without shared memory, and "memory" for ":memory:").
  */
 bool pcierr_state_is_wal(const struct pcierr_state *s);
+/* how many prepared statements the connection keeps (tests) */
+size_t pcierr_state_cached_statements(const struct pcierr_state *s);
 
 /*
  * Durability of the following commits: full (fsync at every commit, the

@@ -836,6 +836,85 @@ START_TEST(test_history_callback)
 }
 END_TEST
 
+/* L14: the statements are compiled once per connection, not per call */
+START_TEST(test_statement_cache)
+{
+	_cleanup_state_ struct pcierr_state *s = open_db();
+	struct pcierr_freeze_record got;
+	size_t n;
+
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_A, &(struct pcierr_freeze_record) {
+		.count = 1, .first_usec = T0, .last_usec = T0 }), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
+	n = pcierr_state_cached_statements(s);
+	for (unsigned int i = 2; i < 200; i++) {
+		struct pcierr_freeze_record r = rec(i, T0, T0 + i);
+
+		ck_assert_int_eq(pcierr_state_save_freeze(s, i % 2 ? KEY_A : KEY_B, &r), 0);
+		ck_assert_int_eq(pcierr_state_load_freeze(s, i % 2 ? KEY_A : KEY_B, &got), 1);
+		ck_assert_uint_eq(got.count, i);
+	}
+	ck_assert_uint_eq(pcierr_state_cached_statements(s), n);
+	/* a failed call leaves its statement reusable, bound to nothing */
+	ck_assert_int_eq(pcierr_state_save_freeze(s, "", &got), -EINVAL);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_B, &got), 1);
+	ck_assert_uint_eq(got.count, 198);
+	ck_assert_uint_eq(pcierr_state_cached_statements(s), n);
+}
+END_TEST
+
+/* a history callback that queries the history again while the outer
+ * statement is still stepping gets a statement of its own */
+struct nested {
+	struct pcierr_state *s;
+	int outer, inner;
+};
+
+static int cb_inner(const struct pcierr_history_entry *e, void *userdata)
+{
+	(void) e;
+	((struct nested *) userdata)->inner++;
+	return 0;
+}
+
+static int cb_outer(const struct pcierr_history_entry *e, void *userdata)
+{
+	struct nested *n = userdata;
+
+	(void) e;
+	n->outer++;
+	return pcierr_state_query_history(n->s, &(struct pcierr_history_filter) {},
+					  cb_inner, n) < 0 ? -EIO : 0;
+}
+
+START_TEST(test_statement_nested)
+{
+	_cleanup_state_ struct pcierr_state *s = open_db();
+	int64_t ids[ELEMENTSOF(hist)];
+	struct nested n = { .s = s };
+	int total;
+
+	fill_history(s, ids);
+	total = pcierr_state_query_history(s, &(struct pcierr_history_filter) {}, cb_inner, &n);
+	ck_assert_int_gt(total, 1);
+	n.inner = 0;
+	ck_assert_int_eq(pcierr_state_query_history(s, &(struct pcierr_history_filter) {},
+						    cb_outer, &n), total);
+	ck_assert_int_eq(n.outer, total);
+	ck_assert_int_eq(n.inner, total * total);
+	/* and again: both statements are back in the cache, none added */
+	{
+		size_t c = pcierr_state_cached_statements(s);
+
+		n.outer = n.inner = 0;
+		ck_assert_int_eq(pcierr_state_query_history(s, &(struct pcierr_history_filter) {},
+							    cb_outer, &n), total);
+		ck_assert_int_eq(n.inner, total * total);
+		ck_assert_uint_eq(pcierr_state_cached_statements(s), c);
+	}
+}
+END_TEST
+
 START_TEST(test_transaction)
 {
 	struct pcierr_state *s = open_db();
@@ -1290,6 +1369,8 @@ Suite *suite_state(void)
 	tcase_add_loop_test(tc, test_history_address, 0, ELEMENTSOF(hqa));
 	tcase_add_test(tc, test_history_callback);
 	tcase_add_test(tc, test_last_recovery_mark);
+	tcase_add_test(tc, test_statement_cache);
+	tcase_add_test(tc, test_statement_nested);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("consistency");

@@ -140,6 +140,34 @@ nic_setup() {
 	ok "$_if ($_d, $(driver_of "$_d")) up in $_ns as $NET.$_h, echo on udp/$UDP_PORT"
 }
 
+# nic_replumb_bg NAME DEV HOST: in the background, as udev and networkd
+# would: as soon as DEV has a network interface in this namespace again (a
+# rescan made a new one), rename it t_NAME, move it into ns_NAME and give
+# it 10.77.0.HOST, up; the guest time it was done (now_ns) goes to
+# $TMP/replumb.NAME. The UDP echo in ns_NAME (bound to no interface)
+# answers on it again by itself. Without it the interface would come back
+# only when this slow shell got round to nic_setup, and the stream's
+# figures would measure the test, not the recovery. A later nic_setup
+# checks what it did (carrier, echo).
+nic_replumb_bg() {
+	rm -f "$TMP/replumb.$1"
+	(
+		wait_until 120 iface_of "$2" || exit 0
+		_e=$(iface_of "$2")
+		ip link set "$_e" name "t_$1" && ip link set "t_$1" netns "ns_$1" &&
+			ip -n "ns_$1" addr replace "$NET.$3/24" dev "t_$1" &&
+			ip -n "ns_$1" link set "t_$1" up && now_ns > "$TMP/replumb.$1"
+	) > /dev/null 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+}
+
+# replumbed_ms NAME T_NS: ms from T_NS to nic_replumb_bg's re-plumbing
+# ("-" when it did not)
+replumbed_ms() {
+	_t=$(cat "$TMP/replumb.$1" 2>/dev/null)
+	if [ -n "$_t" ]; then echo $(( (_t - $2) / 1000000 )); else echo -; fi
+}
+
 peer_setup() {
 	nic_setup peer0 "$PEER" 1
 }
