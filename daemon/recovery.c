@@ -1370,11 +1370,6 @@ void recovery_on_recover_done(struct manager *m, const struct pcierr_recover_don
 	(void)recover_done(m, rd, false);
 }
 
-/*
- * A RECOVER's completion was lost (H1): its steps as the kernel kept
- * them (GET_PE's last operation, without per-device results: the merged
- * answer stands for each device's). 0 when it was handled.
- */
 /* GET_PE keeps a RECOVER's steps without their device results: the
  * merged answer stands for each card's */
 static void merged_results(const struct slot *s, struct pcierr_recover_done *rd)
@@ -1397,6 +1392,11 @@ static void merged_results(const struct slot *s, struct pcierr_recover_done *rd)
 	}
 }
 
+/*
+ * A RECOVER's completion was lost (H1): its steps as the kernel kept
+ * them (GET_PE's last operation, without per-device results: the merged
+ * answer stands for each device's). 0 when it was handled.
+ */
 static int recover_lost(struct slot *s)
 {
 	struct manager *m = s->manager;
