@@ -1032,6 +1032,47 @@ START_TEST(recover_done_while_down_recorded_once)
 }
 END_TEST
 
+/*
+ * The RECOVER stopped short while pcierrd was dead (its reset failed):
+ * the restarted pcierrd takes its steps up and the policy goes on from the
+ * failed reset (a bigger one, step by step), as it would have had it
+ * heard the completion; not a recovery started afresh from error_detected.
+ */
+START_TEST(recover_stopped_while_down_goes_on)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	struct kinds c;
+	unsigned int count;
+
+	stored_setup(dir, path, sizeof(path), true);
+	k->reset_error = ENODATA;
+	start_stored(path, 0);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "recover");
+	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
+	kill_stored();
+	k->drop_op = PCIERR_CMD_RECOVER;
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert_int_eq(k->last_recover.stop, PCIERR_RECOVER_STOP_FAILED);
+	k->auto_complete = true;
+
+	start_stored(path, 0);
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(commands(), "recover reset:fundamental report:slot_reset report:resume");
+	ck_assert_str_eq(heard, "started step:error_detected step:reset step:reset "
+			 "step:slot_reset step:resume finished");
+	ck_assert_uint_eq(m->counters.recoveries_started, 1);
+	m = manager_free(m);
+	stored(path, key, &c, &count);
+	ck_assert_str_eq(c.recoveries, "recovered");
+	ck_assert_uint_eq(count, 1);
+	stored_teardown(dir);
+}
+END_TEST
+
 /* the same RECOVER ended with pcierrd alive: a restart records nothing */
 START_TEST(recover_done_alive_restart_quiet)
 {
@@ -1793,6 +1834,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, state_written_after);
 	tcase_add_test(tc, recover_done_while_down_recorded_once);
 	tcase_add_test(tc, recover_done_alive_restart_quiet);
+	tcase_add_test(tc, recover_stopped_while_down_goes_on);
 	tcase_add_test(tc, disable_done_while_down_recorded_once);
 	tcase_add_test(tc, disable_done_after_restart_recorded_once);
 	tcase_add_test(tc, state_load_sees_queued);
