@@ -384,12 +384,12 @@ static int pcierr_fill_pe(struct sk_buff *skb, struct pcierr_pe *pe,
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
 
-	spin_lock_irqsave(&pe->lock, lflags);
+	raw_spin_lock_irqsave(&pe->lock, lflags);
 	state = pe->state;
 	watch = pe->watch_ms;
 	id = pe->id;
 	last = pe->last_op;
-	spin_unlock_irqrestore(&pe->lock, lflags);
+	raw_spin_unlock_irqrestore(&pe->lock, lflags);
 
 	if (nla_put_string(skb, PCIERR_A_PE, pe->name) ||
 	    nla_put_u64_64bit(skb, PCIERR_A_PE_ID, id, PCIERR_A_PAD) ||
@@ -539,7 +539,7 @@ static int pcierr_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	for (i = PCIERR_STAT_UNSPEC + 1; i < __PCIERR_STAT_MAX; i++) {
 		if (i == PCIERR_STAT_PAD)
 			continue;
-		if (nla_put_u64_64bit(msg, i, atomic64_read(&pcierr_stats[i]),
+		if (nla_put_u64_64bit(msg, i, pcierr_stat_read(i),
 				      PCIERR_STAT_PAD))
 			goto nospace;
 	}

@@ -71,7 +71,7 @@ static void pcierr_op_work(struct work_struct *work)
 	if (op->err)
 		pcierr_stat_inc(PCIERR_STAT_OPS_FAILED);
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	op->pe_state = pe->state;
 	op->pe_id = pe->id;
 	/* What OP_DONE says, for whoever lost it (D18). */
@@ -87,7 +87,7 @@ static void pcierr_op_work(struct work_struct *work)
 	}
 	/* Free before OP_DONE: its listener may send the next one at once. */
 	pe->busy = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 
 	pcierr_nl_op_done(op);
 	pcierr_dev_put(op->dev);
@@ -108,7 +108,7 @@ int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id)
 	unsigned long flags;
 	int ret = 0;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->dead) {
 		ret = -ENODEV;
 	} else if (pe->id != pe_id) {
@@ -124,7 +124,7 @@ int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id)
 			.step = op->step,
 		};
 	}
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (ret)
 		return ret;
 

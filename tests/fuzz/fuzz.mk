@@ -99,7 +99,16 @@ abuse-check: $(PCIERRD)
 # by tests/vm/scenarios/41-pcierrd-bus-abuse.sh.
 BUS_ABUSE := $(BUILD)/bus-abuse
 all: $(BUS_ABUSE)
-vm-check vm-scenario vm-shell vm-sanitize: $(BUS_ABUSE)
+vm-check vm-scenario vm-shell vm-sanitize soak: $(BUS_ABUSE)
 $(BUS_ABUSE): $(FUZZ_DIR)/bus-abuse.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SYSTEMD_CFLAGS) -o $@ $< $(SYSTEMD_LIBS)
+
+# The INJECT half of the event storm (tests/fuzz/inject-storm.c), run in
+# the VM by tests/vm/scenarios/42-pcierrd-storm.sh.
+INJECT_STORM := $(BUILD)/inject-storm
+all: $(INJECT_STORM)
+vm-check vm-scenario vm-shell vm-sanitize soak: $(INJECT_STORM)
+$(INJECT_STORM): $(FUZZ_DIR)/inject-storm.c $(LIBPCIERR_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBPCIERR_A) $(NL_LIBS)

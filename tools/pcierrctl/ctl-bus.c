@@ -472,23 +472,121 @@ static int read_objects(sd_bus_message *reply, struct ctl_model *mo)
 	return sd_bus_message_exit_container(reply);
 }
 
+/*
+ * Pipelined calls: every message of calls[] is sent at once, then the
+ * replies are awaited together, so that n calls cost one round trip
+ * through the bus (and, on a fresh connection, ride along with the Hello
+ * and the authentication instead of waiting for them). replies[i] is the
+ * reply to calls[i], possibly an error; a timeout or a lost connection
+ * comes as sd-bus's synthetic error reply, as for sd_bus_call(). Returns
+ * 0, or a negative errno when the bus itself failed.
+ */
+struct pending {
+	sd_bus_message **reply;
+	size_t *left;
+};
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct pending *p = userdata;
+
+	*p->reply = sd_bus_message_ref(m);
+	(*p->left)--;
+	return 0;
+}
+
+static int call_pipelined(sd_bus *bus, sd_bus_message **calls, size_t n,
+			  sd_bus_message **replies)
+{
+	sd_bus_slot *slots[4] = {};
+	struct pending p[4];
+	size_t left = 0;
+	int r = 0;
+
+	if (n > ELEMENTSOF(slots))
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++) {
+		replies[i] = NULL;
+		p[i] = (struct pending) { .reply = &replies[i], .left = &left };
+		r = sd_bus_call_async(bus, &slots[i], calls[i], on_reply, &p[i], 0);
+		if (r < 0)
+			goto out;
+		left++;
+	}
+	while (left > 0) {
+		r = sd_bus_process(bus, NULL);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			continue;
+		r = sd_bus_wait(bus, UINT64_MAX);
+		if (r < 0 && r != -EINTR)
+			goto out;
+	}
+	r = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		sd_bus_slot_unref(slots[i]);
+	if (r < 0)
+		for (size_t i = 0; i < n; i++)
+			replies[i] = sd_bus_message_unref(replies[i]);
+	return r;
+}
+
+/* r < 0 and error set from reply when it is an error reply, else 0 */
+static int reply_error(sd_bus_message *reply, sd_bus_error *error)
+{
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+	if (!e)
+		return 0;
+	return sd_bus_error_copy(error, e);
+}
+
+/* the calls of ctl_load_model() and ctl_load_status(): GetAll of the
+ * Manager and member (GetManagedObjects or GetStatus), pipelined */
+static int call_manager_and(sd_bus *bus, const char *iface, const char *member,
+			    sd_bus_message *replies[2])
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *getall = NULL, *call = NULL;
+	sd_bus_message *calls[2];
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &getall, CTL_BUS_NAME, CTL_BUS_PATH,
+					   "org.freedesktop.DBus.Properties", "GetAll");
+	if (r >= 0)
+		r = sd_bus_message_append(getall, "s", CTL_BUS_MANAGER_IFACE);
+	if (r >= 0)
+		r = sd_bus_message_new_method_call(bus, &call, CTL_BUS_NAME, CTL_BUS_PATH,
+						   iface, member);
+	if (r < 0)
+		return r;
+	calls[0] = getall;
+	calls[1] = call;
+	return call_pipelined(bus, calls, 2, replies);
+}
+
 int ctl_load_model(sd_bus *bus, struct ctl_model *ret, sd_bus_error *error)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *getall = NULL, *reply = NULL;
+	sd_bus_message *replies[2];
 	struct ctl_model m = {};
 	int r;
 
-	r = ctl_load_manager(bus, &m.manager, error);
+	r = call_manager_and(bus, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+			     replies);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Cannot call pcierrd: %s", strerror(-r));
+	getall = replies[0];
+	reply = replies[1];
+	r = reply_error(getall, error);
+	if (r >= 0)
+		r = reply_error(reply, error);
 	if (r < 0)
 		return r;
-	r = sd_bus_call_method(bus, CTL_BUS_NAME, CTL_BUS_PATH,
-			       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
-			       error, &reply, NULL);
-	if (r < 0) {
-		ctl_model_done(&m);
-		return r;
-	}
-	r = read_objects(reply, &m);
+	r = read_properties(getall, manager_map, &m.manager);
+	if (r >= 0)
+		r = read_objects(reply, &m);
 	if (r < 0) {
 		ctl_model_done(&m);
 		return sd_bus_error_set_errnof(error, r, "Cannot read the objects of pcierrd: %s",
@@ -644,17 +742,21 @@ static int read_status(sd_bus_message *reply, struct ctl_model *mo)
 
 int ctl_load_status(sd_bus *bus, struct ctl_model *ret, sd_bus_error *error)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *getall = NULL, *reply = NULL;
+	sd_bus_message *replies[2];
 	struct ctl_model m = {};
 	int r;
 
-	r = ctl_load_manager(bus, &m.manager, error);
+	r = call_manager_and(bus, CTL_BUS_MANAGER_IFACE, "GetStatus", replies);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Cannot call pcierrd: %s", strerror(-r));
+	getall = replies[0];
+	reply = replies[1];
+	r = reply_error(getall, error);
 	if (r < 0)
 		return r;
-	r = sd_bus_call_method(bus, CTL_BUS_NAME, CTL_BUS_PATH, CTL_BUS_MANAGER_IFACE,
-			       "GetStatus", error, &reply, NULL);
+	r = reply_error(reply, error);
 	if (r < 0) {
-		ctl_model_done(&m);
 		/* a pcierrd older than GetStatus: UnknownMethod from pcierrd,
 		 * or AccessDenied from the bus (its org.pcierr1.conf does not
 		 * let others call it; pcierrd itself never refuses it) */
@@ -665,7 +767,9 @@ int ctl_load_status(sd_bus *bus, struct ctl_model *ret, sd_bus_error *error)
 		r = ctl_load_model(bus, ret, error);
 		return r < 0 ? r : 0;
 	}
-	r = read_status(reply, &m);
+	r = read_properties(getall, manager_map, &m.manager);
+	if (r >= 0)
+		r = read_status(reply, &m);
 	if (r < 0) {
 		ctl_model_done(&m);
 		return sd_bus_error_set_errnof(error, r, "Cannot read the status of pcierrd: %s",

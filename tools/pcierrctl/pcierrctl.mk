@@ -30,11 +30,13 @@ $(BUILD)/$(PCIERRCTL_DIR)/%.o: $(PCIERRCTL_DIR)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PCIERRCTL_CFLAGS) -c -o $@ $<
 
-# linked to the shared library (pcierr_addr_normalize), found next to it
-# when run from the tree
-$(PCIERRCTL): $(PCIERRCTL_OBJS) $(LIBPCIERR_SO) $(BUILD)/lib/libpcierr.so
-	$(CC) $(CFLAGS) -o $@ $(PCIERRCTL_OBJS) -L$(BUILD)/lib -lpcierr \
-		-Wl,-rpath,'$$ORIGIN/lib' $(PCIERRCTL_LIBS)
+# Only pcierr_addr_normalize() of libpcierr, taken from the static
+# archive (names.o, no libnl): a `pcierrctl status` costs a process start
+# and every shared library is one more to map and relocate, which is most
+# of its time in the TCG guest (docs/reliability.md, "pcierrctl status:
+# where its time goes"). libsystemd is its only shared library besides libc.
+$(PCIERRCTL): $(PCIERRCTL_OBJS) $(LIBPCIERR_A)
+	$(CC) $(CFLAGS) -o $@ $(PCIERRCTL_OBJS) $(LIBPCIERR_A) $(PCIERRCTL_LIBS)
 
 # groff writes its warnings to stderr: any output fails
 pcierrctl-check:

@@ -18,8 +18,8 @@
 #   pcierrd stopped cleanly), the committed count equals the number of
 #   injections: no freeze lost or counted twice across the kills.
 # The second half (QEMU system_reset during a recovery, the state on a
-# virtio disk) needs a second boot of the VM: not done, see
-# docs/reliability.md.
+# virtio disk) needs further boots of the VM: make vm-powercut-check
+# (tests/vm/powercut-scenarios, docs/reliability.md).
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$RP_TESTDEV_B
