@@ -614,6 +614,12 @@ static int resync(struct manager *m, const char *why)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
+		/* a recovery whose end a killed pcierrd did not record; once
+		 * recorded, a PE frozen again since is recovered as found */
+		if (recovery_resync_lost_end(s)) {
+			if (i >= m->n_slots || m->slots[i] != s)
+				continue;
+		}
 		if (!recovery_busy(s) && slot_unhealthy(s))
 			recovery_resync_slot(s);
 		else

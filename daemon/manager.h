@@ -118,6 +118,12 @@ struct slot {
 	const char *mode;		/* of the recovery under way (static) */
 	char disabled_device[PCIERR_ADDR_MAX];	/* named when disabling */
 	int64_t history_id;		/* of the recovery's EVENT entry */
+	/* a RECOVER just sent: its "recover started" history entry is
+	 * queued after the input's effects (recovery.c, feed_then()) */
+	uint64_t recover_mark;
+	/* the last operation whose end this pcierrd saw to, or looked for
+	 * in the history after a restart (recovery_resync_lost_end()) */
+	uint64_t end_checked;
 	pcierr_usec_t step_started_mono;	/* CLOCK_MONOTONIC */
 	struct slot_status status;
 

@@ -337,6 +337,8 @@ static void started_step(struct slot *s, enum pcierr_cmd op, enum pcierr_step st
 	s->op_step = step;
 	s->op_id = op_id;
 	s->op_checks = 0;
+	/* its end is ours to record, never looked for after a resync */
+	s->end_checked = op_id;
 	s->step_started_mono = now_monotonic_usec();
 	arm(s, timeout_usec);
 }
@@ -576,6 +578,9 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 			 s->addr, s->auto_op_id);
 		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
 			     out->timeout_usec * 4);
+		/* as for a RECOVER sent (below): a restarted pcierrd learns
+		 * from the mark that its end is not recorded */
+		s->recover_mark = s->auto_op_id;
 		s->auto_op_id = 0;
 		return true;
 	}
@@ -592,6 +597,9 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	/* up to six steps in one operation: the bound of each, for all */
 	started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, op_id,
 		     out->timeout_usec * 4);
+	/* its steps are written at its end: a pcierrd restarted before
+	 * then learns from this entry that the end is not recorded */
+	s->recover_mark = op_id;
 	return true;
 }
 
@@ -920,6 +928,16 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 			  pcierr_policy_reason_to_string(out->reason),
 			  pcierr_recovery_phase_to_string(s->rec.phase));
 		commit_effects(s, pend);
+		if (s->recover_mark) {
+			/* after the freeze it counts (queued in order): written,
+			 * it means the count is too */
+			char message[64];
+
+			snprintf(message, sizeof(message), "operation %" PRIu64, s->recover_mark);
+			history(s, NULL, PCIERR_HISTORY_STEP, PCIERR_HISTORY_RECOVER_STEP,
+				PCIERR_HISTORY_RECOVER_STARTED, "", 0, 0, message, NULL);
+			s->recover_mark = 0;
+		}
 		if (was_idle && is_command(out->action) && s->rec.phase != PCIERR_PHASE_IDLE)
 			emit_started(s);
 		observe_slot_changed(s);
@@ -1231,7 +1249,8 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 			 * restart, a tool): look at the slot now */
 			(void)manager_refresh_slot(m, s);
 			s = manager_find_slot(m, d->pe);
-			if (s && !recovery_busy(s) && !(s->flags & PCIERR_PE_F_BUSY))
+			if (s && !recovery_busy(s) && !(s->flags & PCIERR_PE_F_BUSY) &&
+			    !recovery_resync_lost_end(s))
 				recovery_resync_slot(s);
 		} else
 			log_debug("Slot %s: OP_DONE of operation %" PRIu64 " ignored (waiting for %" PRIu64 ").",
@@ -1417,7 +1436,7 @@ static struct pcierr_policy_event step_event(const struct pcierr_recover_step *s
  * usual. The signals, journal and history of every step follow the
  * command (act first, fan out after).
  */
-static void recover_done(struct manager *m, const struct pcierr_recover_done *rd, bool lost)
+static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd, bool lost)
 {
 	_cleanup_free_ struct pcierr_policy_output *out = calloc(1, sizeof(*out));
 	_cleanup_free_ struct pending *pend = calloc(1, sizeof(*pend));
@@ -1428,7 +1447,7 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 	size_t i = 0;
 
 	if (!s)
-		return;
+		return false;
 	if (s->op_id == 0 && !recovery_busy(s) && !admin_pending(s) &&
 	    rd->n_steps > 0 && rd->steps[0].op == PCIERR_CMD_REPORT &&
 	    rd->steps[0].step == PCIERR_STEP_ERROR_DETECTED &&
@@ -1440,13 +1459,14 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 			   s->addr);
 		emit_started(s);
 		s->op_id = rd->op_id;
+		s->end_checked = rd->op_id;
 	}
 	if (s->op_id == 0 || s->op_id != rd->op_id) {
 		log_debug("Slot %s: completion of recover %" PRIu64 " ignored (waiting for %" PRIu64 ").",
 			  s->addr, rd->op_id, s->op_id);
 		if (s->op_id == 0 && !recovery_busy(s))
 			manager_schedule_refresh(m, s);
-		return;
+		return false;
 	}
 	if (rd->pe_id)
 		s->pe_id = rd->pe_id;
@@ -1458,11 +1478,11 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 		log_info("Slot %s: recover %" PRIu64 " (started by the shim) ended: %s.", s->addr,
 			 rd->op_id, pcierr_recover_stop_to_string(rd->stop) ?: "?");
 		(void)manager_refresh_slot(m, s);
-		return;
+		return false;
 	}
 	if (!out || !pend) {
 		log_error("Slot %s: out of memory.", s->addr);
-		return;
+		return true;
 	}
 	if (rd->n_steps == 0) {
 		/* nothing ran (the PE went away): as error_detected failing */
@@ -1475,7 +1495,7 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 		snprintf(d.pe, sizeof(d.pe), "%s", rd->pe);
 		s->op_id = rd->op_id;
 		op_done(m, &d, lost);
-		return;
+		return true;
 	}
 
 	for (i = 0; i + 1 < rd->n_steps; i++) {
@@ -1514,11 +1534,34 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 	s = manager_find_slot(m, rd->pe);
 	if (s)
 		manager_schedule_refresh(m, s);
+	return true;
 }
 
 void recovery_on_recover_done(struct manager *m, const struct pcierr_recover_done *rd)
 {
-	recover_done(m, rd, false);
+	(void)recover_done(m, rd, false);
+}
+
+/* GET_PE keeps a RECOVER's steps without their device results: the
+ * merged answer stands for each card's */
+static void merged_results(const struct slot *s, struct pcierr_recover_done *rd)
+{
+	for (size_t i = 0; i < rd->n_steps; i++) {
+		struct pcierr_recover_step *st = &rd->steps[i];
+
+		if (st->op != PCIERR_CMD_REPORT || st->n_results > 0 || s->n_devices == 0)
+			continue;
+		st->results = calloc(s->n_devices, sizeof(*st->results));
+		if (!st->results)
+			continue;
+		for (size_t j = 0; j < s->n_devices; j++) {
+			if (is_head(s, s->devices[j]))
+				continue;
+			snprintf(st->results[st->n_results].addr, sizeof(st->results[0].addr), "%s",
+				 s->devices[j]->addr);
+			st->results[st->n_results++].result = st->result;
+		}
+	}
 }
 
 /*
@@ -1541,26 +1584,11 @@ static int recover_lost(struct slot *s)
 		pcierr_recover_done_clear(&rd);
 		return -ENOMSG;
 	}
-	for (size_t i = 0; i < rd.n_steps; i++) {
-		struct pcierr_recover_step *st = &rd.steps[i];
-
-		if (st->op != PCIERR_CMD_REPORT || st->n_results > 0 || s->n_devices == 0)
-			continue;
-		st->results = calloc(s->n_devices, sizeof(*st->results));
-		if (!st->results)
-			continue;
-		for (size_t j = 0; j < s->n_devices; j++) {
-			if (is_head(s, s->devices[j]))
-				continue;
-			snprintf(st->results[st->n_results].addr, sizeof(st->results[0].addr), "%s",
-				 s->devices[j]->addr);
-			st->results[st->n_results++].result = st->result;
-		}
-	}
+	merged_results(s, &rd);
 	log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
 		   "Slot %s: the shim finished recover but its completion never came; going on with the steps the shim kept.",
 		   s->addr);
-	recover_done(m, &rd, true);
+	(void)recover_done(m, &rd, true);
 	pcierr_recover_done_clear(&rd);
 	return 0;
 }
@@ -1822,6 +1850,123 @@ static bool resume_hotplug(struct slot *s)
 	return true;
 }
 
+/*
+ * pcierrd SIGKILLed while the kernel ran a RECOVER it had sent, and the
+ * RECOVER ended before this pcierrd started (scenario 31): the kernel
+ * kept its steps (GET_PE's last operation); they go through the policy as
+ * their completion would have (recover_done(): RecoveryStarted, each
+ * step's signal and history, and from the last step the policy's choice:
+ * RecoveryFinished when it recovered, the next command when it stopped
+ * short). The freeze was counted by the pcierrd that sent it (its count
+ * was queued before the "recover started" entry that brought us here).
+ */
+static bool take_up_recover(struct slot *s)
+{
+	struct manager *m = s->manager;
+	struct pcierr_recover_done rd = { 0 };
+	bool took;
+	int r;
+
+	if (!m->kops->last_recover || !m->kernel)
+		return false;
+	r = m->kops->last_recover(m->kernel, s->addr, &rd);
+	if (r < 0 || rd.op_id != s->last_op.op_id) {
+		if (r < 0)
+			log_debug_errno(r, "Slot %s: cannot read back recover %" PRIu64 ": %m",
+					s->addr, s->last_op.op_id);
+		pcierr_recover_done_clear(&rd);
+		return false;
+	}
+	merged_results(s, &rd);
+	log_notice("Slot %s: recover %" PRIu64 " (sent before pcierrd restarted) ended while no pcierrd ran; the history has no end for it: recording its %zu steps and going on from the last.",
+		   s->addr, rd.op_id, rd.n_steps);
+	took = recover_done(m, &rd, true);
+	pcierr_recover_done_clear(&rd);
+	return took;
+}
+
+/*
+ * pcierrd SIGKILLed during the DISABLE that ends a recovery: the identity
+ * was disabled (its "disable" entry and mark are in the store), the
+ * kernel finished the DISABLE, nobody recorded the recovery's end. It is
+ * recorded now, as the DISABLE's completion would have: RecoveryStarted
+ * and Finished "disabled", PermanentlyDisabled, the "recovery" entry. The
+ * identity is not disabled again, no freeze counted again.
+ */
+static bool take_up_disable(struct slot *s)
+{
+	struct manager *m = s->manager;
+	_cleanup_free_ struct pcierr_disabled *dis = NULL;
+	struct pcierr_policy_output out = {
+		.action = PCIERR_ACTION_DONE,
+		.reason = PCIERR_REASON_TOO_MANY_FREEZES,
+		.duration_usec = s->last_op.duration_ns / 1000,
+	};
+	size_t n = 0;
+
+	s->disabled_device[0] = 0;
+	if (pcierr_state_find_disabled(m->state, s->addr, &dis, &n) >= 0 && n > 0) {
+		/* the newest */
+		size_t k = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (dis[i].since_usec > dis[k].since_usec)
+				k = i;
+		if (dis[k].reason >= PCIERR_REASON_TOO_MANY_FREEZES &&
+		    dis[k].reason < PCIERR_REASON_OP_FAILED)
+			out.reason = dis[k].reason;
+		snprintf(out.message, sizeof(out.message), "%.*s", (int)sizeof(out.message) - 1,
+			 dis[k].message);
+		snprintf(s->disabled_device, sizeof(s->disabled_device), "%s", dis[k].device);
+	}
+	log_notice("Slot %s: disable %" PRIu64 " (sent before pcierrd restarted) is done; the history has no end for its recovery: recording it.",
+		   s->addr, s->last_op.op_id);
+	emit_started(s);
+	/* the step, as its OP_DONE would have told it (without the
+	 * per-device answers: GET_PE keeps none) */
+	report_step(s, "disable", s->last_op.error ? "failed" : "ok", out.duration_usec);
+	history(s, NULL, PCIERR_HISTORY_STEP, "disable", s->last_op.error ? "failed" : "ok", "",
+		out.duration_usec, -s->last_op.error,
+		s->last_op.error ? strerror(s->last_op.error) : "", NULL);
+	finish(s, &out);
+	return true;
+}
+
+bool recovery_resync_lost_end(struct slot *s)
+{
+	struct manager *m = s->manager;
+	enum pcierr_history_kind kind;
+	uint64_t marked = 0;
+	int r;
+
+	if (recovery_busy(s) || admin_pending(s) || !m->kernel_connected || !m->state ||
+	    (s->flags & PCIERR_PE_F_BUSY) || s->last_op.op_id == 0 || !s->last_op.done ||
+	    s->last_op.op_id == s->end_checked)
+		return false;
+	if (s->last_op.op != PCIERR_CMD_RECOVER &&
+	    !(s->last_op.op == PCIERR_CMD_DISABLE && s->state == PCIERR_PE_STATE_DISABLED))
+		return false;
+	/* once per operation (the history is read back at most once each) */
+	s->end_checked = s->last_op.op_id;
+	r = pcierr_state_last_recovery_mark(m->state, s->addr, &kind, &marked);
+	if (r < 0) {
+		log_warning_errno(r, "Slot %s: cannot read its history back: %m", s->addr);
+		return false;
+	}
+	if (r == 0)
+		return false;
+	if (s->last_op.op == PCIERR_CMD_RECOVER) {
+		/* that very RECOVER began the newest recovery, none ended it */
+		if (kind != PCIERR_HISTORY_STEP || marked != s->last_op.op_id)
+			return false;
+		return take_up_recover(s);
+	}
+	/* an identity disabled, no recovery ended after it */
+	if (kind != PCIERR_HISTORY_DISABLE)
+		return false;
+	return take_up_disable(s);
+}
+
 void recovery_resync_slot(struct slot *s)
 {
 	struct manager *m = s->manager;
@@ -1837,6 +1982,10 @@ void recovery_resync_slot(struct slot *s)
 	int r;
 
 	if (recovery_busy(s) || !m->kernel_connected)
+		return;
+	/* nothing to recover until an administrator's Enable (a DISABLE
+	 * someone else finished comes here from its OP_DONE) */
+	if (s->state == PCIERR_PE_STATE_DISABLED)
 		return;
 	if (admin_pending(s)) {
 		/* the freeze of an administrator's Reset: its event comes

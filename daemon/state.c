@@ -1002,6 +1002,46 @@ int pcierr_state_query_history(struct pcierr_state *s,
 	return count;
 }
 
+int pcierr_state_last_recovery_mark(struct pcierr_state *s, const char *pe,
+				    enum pcierr_history_kind *ret_kind,
+				    uint64_t *ret_op_id)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	const char *message;
+	uint64_t op_id = 0;
+	int r, rc, k;
+
+	if (!s || !addr_ok(pe) || !ret_kind || !ret_op_id)
+		return -EINVAL;
+	/* by the history_pe index; id is the order they were queued in */
+	r = prepare(s, "SELECT kind, message FROM history"
+		    "  WHERE pe = ?1 AND (kind IN ('recovery', 'disable')"
+		    "    OR (kind = 'step' AND step = '" PCIERR_HISTORY_RECOVER_STEP "'"
+		    "        AND result = '" PCIERR_HISTORY_RECOVER_STARTED "'))"
+		    "  ORDER BY id DESC LIMIT 1", &st);
+	if (r < 0)
+		return r;
+	if (sqlite3_bind_text(st, 1, pe, -1, SQLITE_STATIC) != SQLITE_OK)
+		return fail(s, SQLITE_ERROR);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return fail(s, rc);
+	k = pcierr_history_kind_from_string(col_text(st, 0));
+	if (k < 0) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "bad history kind of %s", pe);
+		return -EBADMSG;
+	}
+	message = col_text(st, 1);
+	if (k == PCIERR_HISTORY_STEP &&
+	    (!message || sscanf(message, "operation %" SCNu64, &op_id) != 1))
+		op_id = 0;
+	*ret_kind = (enum pcierr_history_kind) k;
+	*ret_op_id = op_id;
+	return 1;
+}
+
 void pcierr_history_free(struct pcierr_history_entry *e, size_t n)
 {
 	if (!e)

@@ -702,6 +702,62 @@ START_TEST(test_history_query)
 }
 END_TEST
 
+/* Where a PE's history leaves its last recovery (a restart's question,
+ * issue 11 point 7): the newest of recovery, disable, recover started */
+static void mark(struct pcierr_state *s, const char *pe, enum pcierr_history_kind kind,
+		 const char *step, const char *result, const char *message)
+{
+	static pcierr_usec_t t = T0;
+	struct pcierr_history_entry e = {
+		.time_usec = t++, .pe = pe, .kind = kind, .step = step, .result = result,
+		.message = message,
+	};
+
+	ck_assert_int_eq(pcierr_state_append_history(s, &e, NULL), 0);
+}
+
+START_TEST(test_last_recovery_mark)
+{
+	_cleanup_state_ struct pcierr_state *s = open_db();
+	enum pcierr_history_kind kind = __PCIERR_HISTORY_KIND_MAX;
+	uint64_t op = 99;
+	const char *pe = "0000:00:1c.0", *other = "0000:00:1c.1";
+
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 0);
+	mark(s, pe, PCIERR_HISTORY_EVENT, "frozen", "", "seq 1");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 0);
+	mark(s, pe, PCIERR_HISTORY_STEP, "recover", "started", "operation 17");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_STEP);
+	ck_assert_uint_eq(op, 17);
+	/* steps of it, another PE's end: still open */
+	mark(s, pe, PCIERR_HISTORY_STEP, "error_detected", "need_reset", "");
+	mark(s, pe, PCIERR_HISTORY_STEP, "recover", "ok", "operation 5");
+	mark(s, other, PCIERR_HISTORY_RECOVERY, "callbacks", "recovered", "");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_STEP);
+	ck_assert_uint_eq(op, 17);
+	mark(s, pe, PCIERR_HISTORY_RECOVERY, "callbacks", "recovered", "");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_RECOVERY);
+	ck_assert_uint_eq(op, 0);
+	mark(s, pe, PCIERR_HISTORY_DISABLE, "", "disabled", "froze 6 times");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_DISABLE);
+	/* a mark without its number: no operation named */
+	mark(s, pe, PCIERR_HISTORY_STEP, "recover", "started", "");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_STEP);
+	ck_assert_uint_eq(op, 0);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, other, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_RECOVERY);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, "", &kind, &op), -EINVAL);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, "0000:00:1c.0:way-too-long-for-an-address",
+							 &kind, &op), -EINVAL);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(NULL, pe, &kind, &op), -EINVAL);
+}
+END_TEST
+
 /* GetHistory(address): a slot's or a device's history by one address */
 static const struct {
 	const char *pe, *device;
@@ -1325,6 +1381,7 @@ Suite *suite_state(void)
 	tcase_add_loop_test(tc, test_history_query, 0, ELEMENTSOF(hq));
 	tcase_add_loop_test(tc, test_history_address, 0, ELEMENTSOF(hqa));
 	tcase_add_test(tc, test_history_callback);
+	tcase_add_test(tc, test_last_recovery_mark);
 	tcase_add_test(tc, test_statement_cache);
 	tcase_add_test(tc, test_statement_nested);
 	suite_add_tcase(s, tc);
