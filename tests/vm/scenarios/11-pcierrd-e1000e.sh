@@ -111,12 +111,14 @@ lint=$(promtool check metrics < "$METRICS" 2>&1) ||
 	{ printf '%s\n' "$lint" | sed 's/^/  | /'; fail "promtool check metrics flags $METRICS"; }
 [ -z "$lint" ] || { printf '%s\n' "$lint" | sed 's/^/  | /'; fail "promtool check metrics: $lint"; }
 ok "promtool check metrics: $METRICS passes"
-# the history: the event, each step, the recovery (kind, step, result)
+# the history: the event, the mark of the RECOVER under way (a restarted
+# pcierrd learns from it that its end is not recorded yet), each step, the
+# recovery (kind, step, result)
 must_call GetHistory tsu 0 "$PE" 0
 kinds=$(printf '%s\n' "$out" | grep -o '"event"\|"step" "[a-z_]*" "[a-z_]*"\|"recovery" "[a-z-]*" "[a-z]*"' | tr -d '"' | tr '\n' ',')
 echo "  history: $kinds"
 expect "GetHistory of $PE (kind step result)" "$kinds" \
-	"event,step error_detected need_reset,step reset ok,step slot_reset recovered,step resume recovered,recovery callbacks recovered,"
+	"event,step recover started,step error_detected need_reset,step reset ok,step slot_reset recovered,step resume recovered,recovery callbacks recovered,"
 
 nic_works "$DEV" "after the recovery"
 # issue 12: the shim's own RECOVER, awaited; armed again; disarmed at exit
