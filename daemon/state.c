@@ -105,8 +105,7 @@ static const char *const migrations[] = {
 
 	/* 2 -> 3: the shim's load the error generation belongs to (a
 	 * generation restarts at each load of the shim); 0: unknown */
-	"ALTER TABLE freeze ADD COLUMN"
-	"  load_id INTEGER NOT NULL DEFAULT 0 CHECK (load_id >= 0);",
+	"ALTER TABLE freeze ADD COLUMN load_id INTEGER NOT NULL DEFAULT 0 CHECK (load_id >= 0);",
 };
 
 _Static_assert(ELEMENTSOF(migrations) == PCIERR_STATE_SCHEMA_VERSION,
