@@ -549,7 +549,7 @@ static int f_event_read(struct pcierr_ctx *ctx, pcierr_notify_fn cb, void *userd
 {
 	struct fake_kernel *k = ctx->k;
 	uint64_t v;
-	int n = 0;
+	int n = 0, r = 0;
 
 	size_t taken = 0;
 
@@ -561,12 +561,15 @@ static int f_event_read(struct pcierr_ctx *ctx, pcierr_notify_fn cb, void *userd
 
 		if (note.type == PCIERR_NOTIFY_EVENT)
 			k->sync_since_event = 0;
-		cb(ctx, &note, userdata);
+		r = cb(ctx, &note, userdata);
 		if (note.type == PCIERR_NOTIFY_OP_DONE)
 			free(note.op_done.results);
 		if (note.type == PCIERR_NOTIFY_RECOVER_DONE)
 			pcierr_recover_done_clear(&note.recover_done);
 		n++;
+		/* as libpcierr: a negative return stops, the rest stays */
+		if (r < 0)
+			break;
 	}
 	memmove(&k->queue[0], &k->queue[taken], (k->n_queue - taken) * sizeof(*k->queue));
 	k->n_queue -= taken;
@@ -575,7 +578,7 @@ static int f_event_read(struct pcierr_ctx *ctx, pcierr_notify_fn cb, void *userd
 		v = 1;
 		(void)!write(k->efd, &v, sizeof(v));
 	}
-	return n;
+	return r < 0 ? r : n;
 }
 
 static int copy_pe(const struct pcierr_pe *in, struct pcierr_pe *out)
