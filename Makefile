@@ -72,6 +72,7 @@ include bench/bench.mk
 check: deps
 	$(MAKE) all
 	$(MAKE) module-check
+	$(MAKE) module-rt-check
 	$(MAKE) testdrv-check
 	$(MAKE) unit-check
 	$(MAKE) unit-asan

@@ -31,6 +31,7 @@ void pcierr_config_init(struct pcierr_config *c)
 {
 	*c = (struct pcierr_config) {
 		.defaults = builtin_defaults,
+		.auto_recover = true,
 		.history_max = PCIERR_DEFAULT_HISTORY_MAX,
 		.history_max_age_usec =
 			(uint64_t)PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC * 1000000U,
@@ -340,6 +341,15 @@ static int parse_assignment(struct pcierr_config *c, char *l, const char *fn,
 		return set_error(err, fn, line, "'=%s': missing key", value);
 	if (section == SECTION_STATE)
 		return parse_state_key(c, key, value, fn, line, err);
+	if (strcmp(key, "AutoRecover") == 0) {
+		if (section != SECTION_POLICY)
+			return set_error(err, fn, line, "%s= is only allowed in [Policy]", key);
+		r = *value ? parse_boolean(value) : 1;
+		if (r < 0)
+			return set_error(err, fn, line, "%s=%s: not a boolean (yes/no)", key, value);
+		c->auto_recover = r;
+		return 0;
+	}
 
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		if (strcmp(keys[i].name, key) == 0)

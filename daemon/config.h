@@ -117,6 +117,9 @@ struct pcierr_config_override {
 struct pcierr_config {
 	struct pcierr_settings defaults;	/* [Policy] */
 	char *metrics_path;			/* NULL: no metrics */
+	/* [Policy] AutoRecover=: pcierrd arms a PE (PCIERR_CMD_ARM) when its
+	 * next freeze would be recovered by the callback path */
+	bool auto_recover;
 	/*
 	 * [State] history retention, for state.c: keep at most history_max
 	 * rows (0: no limit by count) and none older than

@@ -51,6 +51,9 @@ struct kernel_ops {
 		       uint64_t *ret_op_id);
 	int (*last_recover)(struct pcierr_ctx *ctx, const char *pe,
 			    struct pcierr_recover_done *ret);
+	/* pre-authorised automatic recovery (LIBPCIERR_2.2); NULL: none */
+	int (*arm)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t budget,
+		   enum pcierr_reset_type type);
 };
 
 /* libpcierr: the real shim over generic netlink */

@@ -542,6 +542,18 @@ static int resync(struct manager *m, const char *why)
 
 	if (!m->kernel || !m->kernel_connected)
 		return -ENOTCONN;
+	/* before the dump: the generations it gives belong to this load */
+	{
+		struct pcierr_stats st;
+
+		r = m->kops->stats_get(m->kernel, &st);
+		if (r < 0)
+			return log_error_errno(r, "Failed to read the shim's statistics (%s): %m", why);
+		if (st.counter[PCIERR_STAT_LOAD_ID] != m->shim_load_id)
+			log_debug("Shim load %" PRIu64 " (was %" PRIu64 ").",
+				  (uint64_t) st.counter[PCIERR_STAT_LOAD_ID], m->shim_load_id);
+		m->shim_load_id = st.counter[PCIERR_STAT_LOAD_ID];
+	}
 	r = m->kops->pe_dump(m->kernel, &list);
 	if (r < 0) {
 		const char *msg = m->kops->last_error_message(m->kernel);
@@ -602,8 +614,16 @@ static int resync(struct manager *m, const char *why)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
+		/* a recovery whose end a killed pcierrd did not record; once
+		 * recorded, a PE frozen again since is recovered as found */
+		if (recovery_resync_lost_end(s)) {
+			if (i >= m->n_slots || m->slots[i] != s)
+				continue;
+		}
 		if (!recovery_busy(s) && slot_unhealthy(s))
 			recovery_resync_slot(s);
+		else
+			recovery_update_arm(s);	/* issue 12: PCIERR_CMD_ARM */
 	}
 	return 0;
 }
@@ -755,6 +775,8 @@ int manager_refresh_slot(struct manager *m, struct slot *s)
 	r = slot_update(m, s, &pe);
 	pcierr_pe_clear(&pe);
 	manager_schedule_metrics(m);
+	if (r >= 0)
+		recovery_update_arm(s);	/* issue 12: a new PE id re-arms */
 	return r;
 }
 
@@ -988,7 +1010,8 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 		return -ENODEV;
 	}
 	if (m->writer) {
-		r = state_writer_clear_freeze(m->writer, d->key, d->history.error_gen);
+		r = state_writer_clear_freeze(m->writer, d->key, d->history.error_gen,
+					      d->history.load_id);
 		if (r < 0) {
 			MSG("Failed to update the state store: %s", strerror(-r));
 			return r;

@@ -118,6 +118,12 @@ struct slot {
 	const char *mode;		/* of the recovery under way (static) */
 	char disabled_device[PCIERR_ADDR_MAX];	/* named when disabling */
 	int64_t history_id;		/* of the recovery's EVENT entry */
+	/* a RECOVER just sent: its "recover started" history entry is
+	 * queued after the input's effects (recovery.c, feed_then()) */
+	uint64_t recover_mark;
+	/* the last operation whose end this pcierrd saw to, or looked for
+	 * in the history after a restart (recovery_resync_lost_end()) */
+	uint64_t end_checked;
 	pcierr_usec_t step_started_mono;	/* CLOCK_MONOTONIC */
 	struct slot_status status;
 
@@ -128,6 +134,14 @@ struct slot {
 	/* freeze events folded into the recovery under way, not yet
 	 * written to the history (one "N further" entry at its end) */
 	uint64_t folded;
+	/* pre-authorised automatic recovery (recovery.c, PCIERR_CMD_ARM):
+	 * armed for the PE id armed_pe_id, no EVENT of the PE seen since */
+	bool armed;
+	uint64_t armed_pe_id;
+	enum pcierr_reset_type armed_type;
+	/* the RECOVER the shim started on its own for the freeze being
+	 * handled (its EVENT's auto_op_id): awaited, not sent */
+	uint64_t auto_op_id;
 };
 
 struct manager_counters {
@@ -148,6 +162,7 @@ struct manager_counters {
 
 struct manager {
 	sd_event *event;
+	bool arm_unsupported;		/* the shim refused PCIERR_CMD_ARM (older) */
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
 	sd_bus *bus;			/* NULL: --no-bus */
 	const struct manager_observer *observer;	/* NULL: nobody */
@@ -162,6 +177,9 @@ struct manager {
 	struct pcierr_ctx *kernel;	/* NULL while the shim is away */
 	sd_event_source *kernel_source;
 	bool kernel_connected;
+	/* PCIERR_STAT_LOAD_ID of the shim connected (0: it does not say):
+	 * which load the devices' error generations belong to */
+	uint64_t shim_load_id;
 	uint64_t next_seq;		/* the seq expected next; 0: any */
 	unsigned int kernel_read_errors;	/* in a row */
 	sd_event_source *resync_source;	/* a deferred resync */

@@ -146,6 +146,9 @@ struct pcierr_freeze_record {
 	/* the device's error generation when this identity's last freeze was
 	 * counted; kept by pcierrd (the policy copies it unchanged) */
 	uint32_t error_gen;
+	/* ... and the shim's load it came from (PCIERR_STAT_LOAD_ID; 0: a
+	 * shim that does not say): generations restart at each load */
+	uint64_t load_id;
 };
 
 struct pcierr_policy_device {

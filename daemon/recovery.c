@@ -73,6 +73,17 @@ static const char *mode_name(const struct pcierr_recovery *rec)
 	}
 }
 
+/*
+ * The store counted this error generation of this device already. A
+ * generation alone is not enough: the shim's start again at 1 at each load
+ * (a reboot, a reload), so the one stored counts only under the same load.
+ */
+static bool counted_before(const struct device *d, uint32_t error_gen)
+{
+	return d->history.error_gen == error_gen &&
+	       d->history.load_id == d->slot->manager->shim_load_id;
+}
+
 static bool is_head(const struct slot *s, const struct device *d)
 {
 	return strcmp(s->addr, d->addr) == 0;
@@ -234,8 +245,9 @@ static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
 			bool disabled = d->history.disabled;
 
 			w->rec = e->record;
-			/* this error generation is counted now */
+			/* this error generation of this load is counted now */
 			w->rec.error_gen = d->error_gen;
+			w->rec.load_id = s->manager->shim_load_id;
 			d->history = w->rec;
 			d->history.disabled = disabled || w->rec.disabled;
 			d->last_error_usec = ev->now;
@@ -325,6 +337,8 @@ static void started_step(struct slot *s, enum pcierr_cmd op, enum pcierr_step st
 	s->op_step = step;
 	s->op_id = op_id;
 	s->op_checks = 0;
+	/* its end is ours to record, never looked for after a resync */
+	s->end_checked = op_id;
 	s->step_started_mono = now_monotonic_usec();
 	arm(s, timeout_usec);
 }
@@ -557,6 +571,19 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	uint64_t op_id = 0;
 	int r;
 
+	if (s->auto_op_id && out->step == PCIERR_STEP_ERROR_DETECTED) {
+		/* the shim started it on its own (armed): awaited, not sent;
+		 * the recovery no longer waits for this line */
+		log_info("Slot %s: recover %" PRIu64 " started by the shim itself (armed); awaiting it.",
+			 s->addr, s->auto_op_id);
+		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
+			     out->timeout_usec * 4);
+		/* as for a RECOVER sent (below): a restarted pcierrd learns
+		 * from the mark that its end is not recorded */
+		s->recover_mark = s->auto_op_id;
+		s->auto_op_id = 0;
+		return true;
+	}
 	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->rec.mode != PCIERR_MODE_CALLBACKS ||
 	    s->rec.escalate || s->rec.reset_requested || type == PCIERR_RESET_UNSPEC ||
 	    (out->state != PCIERR_STATE_FROZEN && out->state != PCIERR_STATE_NORMAL) ||
@@ -570,6 +597,9 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	/* up to six steps in one operation: the bound of each, for all */
 	started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, op_id,
 		     out->timeout_usec * 4);
+	/* its steps are written at its end: a pcierrd restarted before
+	 * then learns from this entry that the end is not recorded */
+	s->recover_mark = op_id;
 	return true;
 }
 
@@ -716,6 +746,111 @@ static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 	return 0;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Pre-authorised automatic recovery (issue 12, PCIERR_CMD_ARM) */
+
+/*
+ * Would a freeze of @s now start a RECOVER (try_recover())? The policy on
+ * a copy of the slot's recovery, once for each card of the slot (the next
+ * freeze may name any of them: each has its own freeze count). *@type:
+ * the reset the RECOVER would use.
+ */
+static bool next_freeze_recovers(struct slot *s, enum pcierr_reset_type *type)
+{
+	struct manager *m = s->manager;
+	_cleanup_free_ struct pcierr_policy_output *out = calloc(1, sizeof(*out));
+	_cleanup_free_ struct pcierr_policy_device *devs = NULL;
+	struct pcierr_policy_pe pe;
+	size_t cards = 0;
+
+	if (!out || build_pe(s, &pe, &devs) < 0)
+		return false;
+	for (size_t i = 0; i < s->n_devices; i++) {
+		struct pcierr_recovery rec = s->rec;
+		struct pcierr_policy_event ev = {
+			.type = PCIERR_POLICY_EV_FREEZE,
+			.now = now_realtime_usec(),
+			.mono = now_boottime_usec(),
+			.device = s->devices[i]->addr,
+			.state = PCIERR_STATE_FROZEN,
+		};
+		struct slot copy;
+
+		if (is_head(s, s->devices[i]))
+			continue;
+		cards++;
+		if (pcierr_policy_step(&m->config, &pe, &rec, &ev, out) < 0 ||
+		    out->action != PCIERR_ACTION_REPORT ||
+		    out->step != PCIERR_STEP_ERROR_DETECTED || out->state != PCIERR_STATE_FROZEN ||
+		    rec.mode != PCIERR_MODE_CALLBACKS || rec.escalate || rec.reset_requested)
+			return false;
+		copy = *s;
+		copy.rec = rec;
+		*type = first_reset(&copy);
+		if (*type == PCIERR_RESET_UNSPEC)
+			return false;
+	}
+	return cards > 0;
+}
+
+static bool arm_wanted(struct slot *s, enum pcierr_reset_type *type)
+{
+	struct manager *m = s->manager;
+
+	return m->config.auto_recover && m->kernel && m->kernel_connected && m->kops->arm &&
+	       !recovery_busy(s) && !s->admin_reset && !(s->flags & PCIERR_PE_F_BUSY) &&
+	       !(s->flags & PCIERR_PE_F_DISABLED) && s->state != PCIERR_PE_STATE_DISABLED &&
+	       s->state != PCIERR_PE_STATE_REMOVED &&
+	       /* RTAS (pseries) and EEH: not proven with RECOVER; the daemon asks */
+	       (s->backend == PCIERR_BACKEND_UNSPEC || s->backend == PCIERR_BACKEND_GENERIC) &&
+	       next_freeze_recovers(s, type);
+}
+
+static void send_arm(struct slot *s, bool on, enum pcierr_reset_type type)
+{
+	struct manager *m = s->manager;
+	int r;
+
+	r = m->kops->arm(m->kernel, s->addr, s->pe_id, on ? 1 : 0, type);
+	if (r == -EOPNOTSUPP) {
+		/* an older shim (an unknown command); until it is replaced */
+		if (!m->arm_unsupported)
+			log_info("The kernel shim has no PCIERR_CMD_ARM: every freeze goes through pcierrd.");
+		m->arm_unsupported = true;
+		s->armed = false;
+		return;
+	}
+	if (r < 0) {
+		/* an older shim (EOPNOTSUPP, EINVAL), a changed PE (ESTALE):
+		 * the freeze then goes the usual way */
+		log_debug_errno(r, "Slot %s: %s failed: %m", s->addr, on ? "arm" : "disarm");
+		s->armed = false;
+		return;
+	}
+	s->armed = on;
+	s->armed_pe_id = s->pe_id;
+	s->armed_type = type;
+	log_debug("Slot %s: %s.", s->addr, on ? "armed: the shim recovers its next freeze at once" :
+		  "disarmed");
+}
+
+void recovery_update_arm(struct slot *s)
+{
+	enum pcierr_reset_type type = PCIERR_RESET_UNSPEC;
+	bool want;
+
+	if (!s->manager->kernel || !s->manager->kops->arm || s->manager->arm_unsupported)
+		return;
+	if (!s->armed && !s->manager->config.auto_recover)
+		return;
+	want = arm_wanted(s, &type);
+	if (want == s->armed && (!want || (s->armed_pe_id == s->pe_id && s->armed_type == type)))
+		return;
+	if (!want && (s->flags & PCIERR_PE_F_BUSY))
+		return;		/* its arm is used up (resync: recovery_resync_slot) */
+	send_arm(s, want, type);
+}
+
 /* What an input tells the world, once its command is sent */
 typedef void (*fanout_fn)(struct slot *s, void *userdata);
 
@@ -793,6 +928,16 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 			  pcierr_policy_reason_to_string(out->reason),
 			  pcierr_recovery_phase_to_string(s->rec.phase));
 		commit_effects(s, pend);
+		if (s->recover_mark) {
+			/* after the freeze it counts (queued in order): written,
+			 * it means the count is too */
+			char message[64];
+
+			snprintf(message, sizeof(message), "operation %" PRIu64, s->recover_mark);
+			history(s, NULL, PCIERR_HISTORY_STEP, PCIERR_HISTORY_RECOVER_STEP,
+				PCIERR_HISTORY_RECOVER_STARTED, "", 0, 0, message, NULL);
+			s->recover_mark = 0;
+		}
 		if (was_idle && is_command(out->action) && s->rec.phase != PCIERR_PHASE_IDLE)
 			emit_started(s);
 		observe_slot_changed(s);
@@ -801,6 +946,7 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 		fanout(s, userdata);
 	if (next.pending)
 		log_error("Slot %s: the recovery kept deciding without waiting; stopped.", s->addr);
+	recovery_update_arm(s);
 }
 
 static void feed(struct slot *s, const struct pcierr_policy_event *ev)
@@ -931,6 +1077,30 @@ static void log_error_detail(const char *slot, const char *dev,
 	snprintf(hist, hsize, "; %s error detail: status %d, %u bytes", kind, d->status, d->len);
 }
 
+/*
+ * The shim started a RECOVER on its own that the policy did not take up
+ * (its decision changed between the ARM and the freeze: pcierrd disarms
+ * as soon as it does, so only a freeze in between). A policy that left
+ * the slot idle (Recover=no since) waits for it as for an operation
+ * started outside the policy; one that went on (a command, refused with
+ * EBUSY while the RECOVER runs; a wait) goes on its own way, and the
+ * RECOVER's completion is ignored.
+ */
+static void auto_not_taken(struct slot *s)
+{
+	if (s->auto_op_id == 0)
+		return;
+	log_warning("Slot %s: the shim started recover %" PRIu64 " on its own (armed), but the policy chose otherwise.",
+		    s->addr, s->auto_op_id);
+	if (!recovery_busy(s)) {
+		s->outside_policy = true;
+		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
+			     (pcierr_usec_t)s->manager->config.defaults.step_timeout_sec *
+			     PCIERR_USEC_PER_SEC * 4);
+	}
+	s->auto_op_id = 0;
+}
+
 void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 {
 	struct pcierr_policy_event ev = {
@@ -959,6 +1129,10 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	 * card swapped), the shim refuses our commands with ESTALE */
 	if (s->op_id == 0 && e->pe_id)
 		s->pe_id = e->pe_id;
+	/* any event of the PE uses its arm up; this one may have started
+	 * the RECOVER the policy is about to ask for (recovery_update_arm) */
+	s->armed = false;
+	s->auto_op_id = s->op_id == 0 ? e->auto_op_id : 0;
 
 	d = manager_find_device(m, e->dev);
 	/* an administrator's Reset first: its event is never a duplicate
@@ -969,7 +1143,7 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 		ev.reset_type = s->admin_type;
 		news.source = "admin";
 	} else if (d && recovery_busy(s) && e->error_gen != 0 &&
-		   d->history.error_gen == e->error_gen) {
+		   counted_before(d, e->error_gen)) {
 		/* a resync already found and counted this one */
 		log_debug("Slot %s: event seq %" PRIu64 " already handled by a resync.",
 			  s->addr, e->seq);
@@ -991,10 +1165,15 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	if (s->rec.phase != PCIERR_PHASE_IDLE && ev.freeze_kind == PCIERR_FREEZE_DETECTED &&
 	    e->state != PCIERR_STATE_PERM_FAILURE) {
 		feed_then(s, &ev, folded_fanout, &news);
+		s = manager_find_slot(m, e->pe);
+		if (s)
+			auto_not_taken(s);
 		return;
 	}
 	feed_then(s, &ev, event_fanout, &news);
 	s = manager_find_slot(m, e->pe);
+	if (s)
+		auto_not_taken(s);
 	if (s)
 		manager_schedule_refresh(m, s);
 }
@@ -1070,7 +1249,8 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 			 * restart, a tool): look at the slot now */
 			(void)manager_refresh_slot(m, s);
 			s = manager_find_slot(m, d->pe);
-			if (s && !recovery_busy(s) && !(s->flags & PCIERR_PE_F_BUSY))
+			if (s && !recovery_busy(s) && !(s->flags & PCIERR_PE_F_BUSY) &&
+			    !recovery_resync_lost_end(s))
 				recovery_resync_slot(s);
 		} else
 			log_debug("Slot %s: OP_DONE of operation %" PRIu64 " ignored (waiting for %" PRIu64 ").",
@@ -1256,7 +1436,7 @@ static struct pcierr_policy_event step_event(const struct pcierr_recover_step *s
  * usual. The signals, journal and history of every step follow the
  * command (act first, fan out after).
  */
-static void recover_done(struct manager *m, const struct pcierr_recover_done *rd, bool lost)
+static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd, bool lost)
 {
 	_cleanup_free_ struct pcierr_policy_output *out = calloc(1, sizeof(*out));
 	_cleanup_free_ struct pending *pend = calloc(1, sizeof(*pend));
@@ -1267,7 +1447,7 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 	size_t i = 0;
 
 	if (!s)
-		return;
+		return false;
 	if (s->op_id == 0 && !recovery_busy(s) && !admin_pending(s) &&
 	    rd->n_steps > 0 && rd->steps[0].op == PCIERR_CMD_REPORT &&
 	    rd->steps[0].step == PCIERR_STEP_ERROR_DETECTED &&
@@ -1279,21 +1459,30 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 			   s->addr);
 		emit_started(s);
 		s->op_id = rd->op_id;
+		s->end_checked = rd->op_id;
 	}
 	if (s->op_id == 0 || s->op_id != rd->op_id) {
 		log_debug("Slot %s: completion of recover %" PRIu64 " ignored (waiting for %" PRIu64 ").",
 			  s->addr, rd->op_id, s->op_id);
 		if (s->op_id == 0 && !recovery_busy(s))
 			manager_schedule_refresh(m, s);
-		return;
+		return false;
 	}
 	if (rd->pe_id)
 		s->pe_id = rd->pe_id;
 	s->op_id = 0;
 	disarm(s);
+	if (s->outside_policy) {
+		/* an automatic RECOVER the policy did not take up */
+		s->outside_policy = false;
+		log_info("Slot %s: recover %" PRIu64 " (started by the shim) ended: %s.", s->addr,
+			 rd->op_id, pcierr_recover_stop_to_string(rd->stop) ?: "?");
+		(void)manager_refresh_slot(m, s);
+		return false;
+	}
 	if (!out || !pend) {
 		log_error("Slot %s: out of memory.", s->addr);
-		return;
+		return true;
 	}
 	if (rd->n_steps == 0) {
 		/* nothing ran (the PE went away): as error_detected failing */
@@ -1306,7 +1495,7 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 		snprintf(d.pe, sizeof(d.pe), "%s", rd->pe);
 		s->op_id = rd->op_id;
 		op_done(m, &d, lost);
-		return;
+		return true;
 	}
 
 	for (i = 0; i + 1 < rd->n_steps; i++) {
@@ -1345,11 +1534,34 @@ static void recover_done(struct manager *m, const struct pcierr_recover_done *rd
 	s = manager_find_slot(m, rd->pe);
 	if (s)
 		manager_schedule_refresh(m, s);
+	return true;
 }
 
 void recovery_on_recover_done(struct manager *m, const struct pcierr_recover_done *rd)
 {
-	recover_done(m, rd, false);
+	(void)recover_done(m, rd, false);
+}
+
+/* GET_PE keeps a RECOVER's steps without their device results: the
+ * merged answer stands for each card's */
+static void merged_results(const struct slot *s, struct pcierr_recover_done *rd)
+{
+	for (size_t i = 0; i < rd->n_steps; i++) {
+		struct pcierr_recover_step *st = &rd->steps[i];
+
+		if (st->op != PCIERR_CMD_REPORT || st->n_results > 0 || s->n_devices == 0)
+			continue;
+		st->results = calloc(s->n_devices, sizeof(*st->results));
+		if (!st->results)
+			continue;
+		for (size_t j = 0; j < s->n_devices; j++) {
+			if (is_head(s, s->devices[j]))
+				continue;
+			snprintf(st->results[st->n_results].addr, sizeof(st->results[0].addr), "%s",
+				 s->devices[j]->addr);
+			st->results[st->n_results++].result = st->result;
+		}
+	}
 }
 
 /*
@@ -1372,26 +1584,11 @@ static int recover_lost(struct slot *s)
 		pcierr_recover_done_clear(&rd);
 		return -ENOMSG;
 	}
-	for (size_t i = 0; i < rd.n_steps; i++) {
-		struct pcierr_recover_step *st = &rd.steps[i];
-
-		if (st->op != PCIERR_CMD_REPORT || st->n_results > 0 || s->n_devices == 0)
-			continue;
-		st->results = calloc(s->n_devices, sizeof(*st->results));
-		if (!st->results)
-			continue;
-		for (size_t j = 0; j < s->n_devices; j++) {
-			if (is_head(s, s->devices[j]))
-				continue;
-			snprintf(st->results[st->n_results].addr, sizeof(st->results[0].addr), "%s",
-				 s->devices[j]->addr);
-			st->results[st->n_results++].result = st->result;
-		}
-	}
+	merged_results(s, &rd);
 	log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
 		   "Slot %s: the shim finished recover but its completion never came; going on with the steps the shim kept.",
 		   s->addr);
-	recover_done(m, &rd, true);
+	(void)recover_done(m, &rd, true);
 	pcierr_recover_done_clear(&rd);
 	return 0;
 }
@@ -1653,6 +1850,123 @@ static bool resume_hotplug(struct slot *s)
 	return true;
 }
 
+/*
+ * pcierrd SIGKILLed while the kernel ran a RECOVER it had sent, and the
+ * RECOVER ended before this pcierrd started (scenario 31): the kernel
+ * kept its steps (GET_PE's last operation); they go through the policy as
+ * their completion would have (recover_done(): RecoveryStarted, each
+ * step's signal and history, and from the last step the policy's choice:
+ * RecoveryFinished when it recovered, the next command when it stopped
+ * short). The freeze was counted by the pcierrd that sent it (its count
+ * was queued before the "recover started" entry that brought us here).
+ */
+static bool take_up_recover(struct slot *s)
+{
+	struct manager *m = s->manager;
+	struct pcierr_recover_done rd = { 0 };
+	bool took;
+	int r;
+
+	if (!m->kops->last_recover || !m->kernel)
+		return false;
+	r = m->kops->last_recover(m->kernel, s->addr, &rd);
+	if (r < 0 || rd.op_id != s->last_op.op_id) {
+		if (r < 0)
+			log_debug_errno(r, "Slot %s: cannot read back recover %" PRIu64 ": %m",
+					s->addr, s->last_op.op_id);
+		pcierr_recover_done_clear(&rd);
+		return false;
+	}
+	merged_results(s, &rd);
+	log_notice("Slot %s: recover %" PRIu64 " (sent before pcierrd restarted) ended while no pcierrd ran; the history has no end for it: recording its %zu steps and going on from the last.",
+		   s->addr, rd.op_id, rd.n_steps);
+	took = recover_done(m, &rd, true);
+	pcierr_recover_done_clear(&rd);
+	return took;
+}
+
+/*
+ * pcierrd SIGKILLed during the DISABLE that ends a recovery: the identity
+ * was disabled (its "disable" entry and mark are in the store), the
+ * kernel finished the DISABLE, nobody recorded the recovery's end. It is
+ * recorded now, as the DISABLE's completion would have: RecoveryStarted
+ * and Finished "disabled", PermanentlyDisabled, the "recovery" entry. The
+ * identity is not disabled again, no freeze counted again.
+ */
+static bool take_up_disable(struct slot *s)
+{
+	struct manager *m = s->manager;
+	_cleanup_free_ struct pcierr_disabled *dis = NULL;
+	struct pcierr_policy_output out = {
+		.action = PCIERR_ACTION_DONE,
+		.reason = PCIERR_REASON_TOO_MANY_FREEZES,
+		.duration_usec = s->last_op.duration_ns / 1000,
+	};
+	size_t n = 0;
+
+	s->disabled_device[0] = 0;
+	if (pcierr_state_find_disabled(m->state, s->addr, &dis, &n) >= 0 && n > 0) {
+		/* the newest */
+		size_t k = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (dis[i].since_usec > dis[k].since_usec)
+				k = i;
+		if (dis[k].reason >= PCIERR_REASON_TOO_MANY_FREEZES &&
+		    dis[k].reason < PCIERR_REASON_OP_FAILED)
+			out.reason = dis[k].reason;
+		snprintf(out.message, sizeof(out.message), "%.*s", (int)sizeof(out.message) - 1,
+			 dis[k].message);
+		snprintf(s->disabled_device, sizeof(s->disabled_device), "%s", dis[k].device);
+	}
+	log_notice("Slot %s: disable %" PRIu64 " (sent before pcierrd restarted) is done; the history has no end for its recovery: recording it.",
+		   s->addr, s->last_op.op_id);
+	emit_started(s);
+	/* the step, as its OP_DONE would have told it (without the
+	 * per-device answers: GET_PE keeps none) */
+	report_step(s, "disable", s->last_op.error ? "failed" : "ok", out.duration_usec);
+	history(s, NULL, PCIERR_HISTORY_STEP, "disable", s->last_op.error ? "failed" : "ok", "",
+		out.duration_usec, -s->last_op.error,
+		s->last_op.error ? strerror(s->last_op.error) : "", NULL);
+	finish(s, &out);
+	return true;
+}
+
+bool recovery_resync_lost_end(struct slot *s)
+{
+	struct manager *m = s->manager;
+	enum pcierr_history_kind kind;
+	uint64_t marked = 0;
+	int r;
+
+	if (recovery_busy(s) || admin_pending(s) || !m->kernel_connected || !m->state ||
+	    (s->flags & PCIERR_PE_F_BUSY) || s->last_op.op_id == 0 || !s->last_op.done ||
+	    s->last_op.op_id == s->end_checked)
+		return false;
+	if (s->last_op.op != PCIERR_CMD_RECOVER &&
+	    !(s->last_op.op == PCIERR_CMD_DISABLE && s->state == PCIERR_PE_STATE_DISABLED))
+		return false;
+	/* once per operation (the history is read back at most once each) */
+	s->end_checked = s->last_op.op_id;
+	r = pcierr_state_last_recovery_mark(m->state, s->addr, &kind, &marked);
+	if (r < 0) {
+		log_warning_errno(r, "Slot %s: cannot read its history back: %m", s->addr);
+		return false;
+	}
+	if (r == 0)
+		return false;
+	if (s->last_op.op == PCIERR_CMD_RECOVER) {
+		/* that very RECOVER began the newest recovery, none ended it */
+		if (kind != PCIERR_HISTORY_STEP || marked != s->last_op.op_id)
+			return false;
+		return take_up_recover(s);
+	}
+	/* an identity disabled, no recovery ended after it */
+	if (kind != PCIERR_HISTORY_DISABLE)
+		return false;
+	return take_up_disable(s);
+}
+
 void recovery_resync_slot(struct slot *s)
 {
 	struct manager *m = s->manager;
@@ -1669,6 +1983,10 @@ void recovery_resync_slot(struct slot *s)
 
 	if (recovery_busy(s) || !m->kernel_connected)
 		return;
+	/* nothing to recover until an administrator's Enable (a DISABLE
+	 * someone else finished comes here from its OP_DONE) */
+	if (s->state == PCIERR_PE_STATE_DISABLED)
+		return;
 	if (admin_pending(s)) {
 		/* the freeze of an administrator's Reset: its event comes
 		 * (until its deadline; then this slot is recovered as found) */
@@ -1676,15 +1994,23 @@ void recovery_resync_slot(struct slot *s)
 		return;
 	}
 	s->admin_reset = false;
-	if (s->flags & PCIERR_PE_F_BUSY) {
+	if ((s->flags & PCIERR_PE_F_BUSY) && s->armed && s->last_op.op_id != 0 &&
+	    s->last_op.op == PCIERR_CMD_RECOVER && !s->last_op.done) {
+		/* the RECOVER the shim started on its own (armed) for a freeze
+		 * whose EVENT was lost: the freeze counted, its RECOVER awaited */
+		log_notice("Slot %s: the shim recovers a freeze whose event was lost (recover %" PRIu64 ", armed); taking it up.",
+			   s->addr, s->last_op.op_id);
+		s->armed = false;
+		s->auto_op_id = s->last_op.op_id;
+	} else if (s->flags & PCIERR_PE_F_BUSY) {
 		/* its OP_DONE will tell (recovery_on_op_done) */
 		log_info("Slot %s: an operation started before is still running; waiting for it.",
 			 s->addr);
 		return;
 	}
-	if (resume_hotplug(s))
+	if (!s->auto_op_id && resume_hotplug(s))
 		return;
-	if (s->state == PCIERR_PE_STATE_REMOVED) {
+	if (!s->auto_op_id && s->state == PCIERR_PE_STATE_REMOVED) {
 		log_notice("Slot %s was left hot-unplugged; rescanning.", s->addr);
 		r = m->kops->rescan(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
@@ -1706,7 +2032,7 @@ void recovery_resync_slot(struct slot *s)
 			if (!named)
 				named = d;
 			/* an error the store has not counted: count it now */
-			if (d->error_gen != d->history.error_gen) {
+			if (!counted_before(d, d->error_gen)) {
 				named = d;
 				ev.freeze_kind = PCIERR_FREEZE_DETECTED;
 			}
@@ -1721,6 +2047,7 @@ void recovery_resync_slot(struct slot *s)
 	ev.slot_empty = ev.state == PCIERR_STATE_PERM_FAILURE &&
 			slot_empty(s, named ? named->addr : NULL);
 	feed(s, &ev);
+	auto_not_taken(s);
 }
 
 void recovery_kernel_gone(struct manager *m)
@@ -1728,7 +2055,10 @@ void recovery_kernel_gone(struct manager *m)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
+		m->arm_unsupported = false;	/* another module may come */
 		s->admin_reset = false;
+		s->armed = false;	/* the arms went with the shim */
+		s->auto_op_id = 0;
 		if (!recovery_busy(s))
 			continue;
 		log_warning("Slot %s: the kernel shim went away during the recovery; "
@@ -1775,6 +2105,9 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 		snprintf(msg, msg_size, "Slot %s holds no device to reset", s->addr);
 		return -EINVAL;
 	}
+	/* not recovered by the shim on its own: the administrator's reset */
+	if (s->armed)
+		send_arm(s, false, PCIERR_RESET_UNSPEC);
 	/* cut the slot off as for an error, then recover it by a reset */
 	r = m->kops->inject(m->kernel, d->addr, s->pe_id, PCIERR_STATE_FROZEN, 0, &seq);
 	if (r < 0) {
@@ -1846,7 +2179,7 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 	for (size_t i = 0; i < n; i++) {
 		if (m->writer) {
 			(void)state_writer_enable(m->writer, dis[i].key);
-			(void)state_writer_clear_freeze(m->writer, dis[i].key, 0);
+			(void)state_writer_clear_freeze(m->writer, dis[i].key, 0, 0);
 		}
 		history(s, dis[i].device, PCIERR_HISTORY_ENABLE, "", "enabled", "", 0, 0,
 			"enabled by the administrator", NULL);
@@ -1859,9 +2192,12 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 			continue;
 		if (m->writer) {
 			(void)state_writer_enable(m->writer, d->key);
-			(void)state_writer_clear_freeze(m->writer, d->key, d->error_gen);
+			(void)state_writer_clear_freeze(m->writer, d->key, d->error_gen,
+						      m->shim_load_id);
 		}
-		d->history = (struct pcierr_freeze_record) { .error_gen = d->error_gen };
+		d->history = (struct pcierr_freeze_record) {
+			.error_gen = d->error_gen, .load_id = m->shim_load_id,
+		};
 		empty = strdup("");
 		if (empty) {
 			free(d->disabled_reason);

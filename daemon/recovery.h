@@ -29,6 +29,16 @@ void recovery_on_device_removed(struct manager *m, const char *addr);
  * that came back. */
 void recovery_resync_slot(struct slot *s);
 
+/*
+ * A resync (or a completion of an operation some other pcierrd started)
+ * found the PE's last operation done, one this pcierrd did not start: if
+ * it was a RECOVER or a DISABLE whose recovery the history leaves open
+ * (pcierrd was SIGKILLed while it ran), its end is recorded now (its
+ * steps, RecoveryStarted/Finished, the history's "recovery" entry), or the
+ * recovery goes on from its last step. True when it took the slot up.
+ */
+bool recovery_resync_lost_end(struct slot *s);
+
 /* A resync found the PE no longer busy while s waits for an OP_DONE:
  * ask the kernel again shortly, then go on without it (H1) */
 void recovery_op_maybe_lost(struct slot *s);
@@ -45,5 +55,10 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size);
 void recovery_slot_done(struct slot *s);
 
 bool recovery_busy(const struct slot *s);
+
+/* Arm or disarm the slot's PE (PCIERR_CMD_ARM) as [Policy] AutoRecover=
+ * and the policy say: armed only while the next freeze would start a
+ * RECOVER; a no-op when nothing changed */
+void recovery_update_arm(struct slot *s);
 
 #endif /* PCIERRD_RECOVERY_H */

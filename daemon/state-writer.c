@@ -76,7 +76,9 @@ static int run_job(struct pcierr_state *db, struct job *j)
 	case JOB_CLEAR_FREEZE: {
 		/* count and times go, the error generation counted stays:
 		 * a resync must not count that freeze again */
-		struct pcierr_freeze_record r = { .error_gen = j->rec.error_gen };
+		struct pcierr_freeze_record r = {
+			.error_gen = j->rec.error_gen, .load_id = j->rec.load_id,
+		};
 
 		return pcierr_state_save_freeze(db, j->key, &r);
 	}
@@ -288,7 +290,9 @@ static void overlay(const struct job *j, const char *key,
 			*rec = j->rec;
 			break;
 		case JOB_CLEAR_FREEZE:
-			*rec = (struct pcierr_freeze_record) { .error_gen = j->rec.error_gen };
+			*rec = (struct pcierr_freeze_record) {
+				.error_gen = j->rec.error_gen, .load_id = j->rec.load_id,
+			};
 			break;
 		case JOB_DISABLE:
 			*disabled = true;
@@ -400,13 +404,15 @@ int state_writer_save_freeze(struct state_writer *w, const char *key,
 	return queue(w, j);
 }
 
-int state_writer_clear_freeze(struct state_writer *w, const char *key, uint32_t error_gen)
+int state_writer_clear_freeze(struct state_writer *w, const char *key, uint32_t error_gen,
+			      uint64_t load_id)
 {
 	struct job *j = job_new(JOB_CLEAR_FREEZE, key);
 
 	if (!j)
 		return -ENOMEM;
 	j->rec.error_gen = error_gen;
+	j->rec.load_id = load_id;
 	return queue(w, j);
 }
 

@@ -57,8 +57,10 @@ struct state_writer *state_writer_free(struct state_writer *w);
 /* Queue a write (the arguments are copied); 0 or -ENOMEM */
 int state_writer_save_freeze(struct state_writer *w, const char *key,
 			     const struct pcierr_freeze_record *rec);
-/* the count and times go; error_gen (the generation counted last) stays */
-int state_writer_clear_freeze(struct state_writer *w, const char *key, uint32_t error_gen);
+/* the count and times go; error_gen (the generation counted last) and the
+ * shim's load_id it belongs to stay */
+int state_writer_clear_freeze(struct state_writer *w, const char *key, uint32_t error_gen,
+			      uint64_t load_id);
 int state_writer_disable(struct state_writer *w, const char *key,
 			 enum pcierr_policy_reason reason, const char *message,
 			 pcierr_usec_t since_usec, const char *pe, const char *device);

@@ -102,6 +102,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE disabled ADD COLUMN device TEXT NOT NULL DEFAULT '';"
 	"CREATE INDEX disabled_pe ON disabled (pe COLLATE NOCASE);"
 	"CREATE INDEX disabled_device ON disabled (device COLLATE NOCASE);",
+
+	/* 2 -> 3: the shim's load the error generation belongs to (a
+	 * generation restarts at each load of the shim); 0: unknown */
+	"ALTER TABLE freeze ADD COLUMN"
+	"  load_id INTEGER NOT NULL DEFAULT 0 CHECK (load_id >= 0);",
 };
 
 _Static_assert(ELEMENTSOF(migrations) == PCIERR_STATE_SCHEMA_VERSION,
@@ -682,7 +687,7 @@ int pcierr_state_load_freeze(struct pcierr_state *s, const char *key,
 
 	if (!s || !key_ok(key) || !ret)
 		return -EINVAL;
-	r = prepare(s, "SELECT count, first_usec, last_usec, error_gen FROM freeze "
+	r = prepare(s, "SELECT count, first_usec, last_usec, error_gen, load_id FROM freeze "
 		    "WHERE identity = ?1", &st);
 	if (r < 0)
 		return r;
@@ -694,6 +699,7 @@ int pcierr_state_load_freeze(struct pcierr_state *s, const char *key,
 		rec.first_usec = (pcierr_usec_t) sqlite3_column_int64(st, 1);
 		rec.last_usec = (pcierr_usec_t) sqlite3_column_int64(st, 2);
 		rec.error_gen = (uint32_t) sqlite3_column_int64(st, 3);
+		rec.load_id = (uint64_t) sqlite3_column_int64(st, 4);
 		found = 1;
 	} else if (rc != SQLITE_DONE)
 		return fail(s, rc);
@@ -712,23 +718,25 @@ int pcierr_state_save_freeze(struct pcierr_state *s, const char *key,
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r;
 
-	if (!s || !key_ok(key) || !rec || rec->count > INT32_MAX ||
+	if (!s || !key_ok(key) || !rec || rec->count > INT32_MAX || rec->load_id > INT64_MAX ||
 	    !usec_ok(rec->first_usec) || !usec_ok(rec->last_usec))
 		return -EINVAL;
 
 	r = write_begin(s);
 	if (r < 0)
 		return r;
-	r = prepare(s, "INSERT INTO freeze (identity, count, first_usec, last_usec, error_gen) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (identity) DO UPDATE SET "
+	r = prepare(s, "INSERT INTO freeze (identity, count, first_usec, last_usec, error_gen, "
+		    "load_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (identity) DO UPDATE SET "
 		    "count = excluded.count, first_usec = excluded.first_usec, "
-		    "last_usec = excluded.last_usec, error_gen = excluded.error_gen", &st);
+		    "last_usec = excluded.last_usec, error_gen = excluded.error_gen, "
+		    "load_id = excluded.load_id", &st);
 	if (r >= 0) {
 		if (sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_bind_int64(st, 2, rec->count) != SQLITE_OK ||
 		    sqlite3_bind_int64(st, 3, (sqlite3_int64) rec->first_usec) != SQLITE_OK ||
 		    sqlite3_bind_int64(st, 4, (sqlite3_int64) rec->last_usec) != SQLITE_OK ||
-		    sqlite3_bind_int64(st, 5, (sqlite3_int64) rec->error_gen) != SQLITE_OK)
+		    sqlite3_bind_int64(st, 5, (sqlite3_int64) rec->error_gen) != SQLITE_OK ||
+		    sqlite3_bind_int64(st, 6, (sqlite3_int64) rec->load_id) != SQLITE_OK)
 			r = fail(s, SQLITE_ERROR);
 		else
 			r = step_done(s, st);
@@ -992,6 +1000,46 @@ int pcierr_state_query_history(struct pcierr_state *s,
 	if (rc != SQLITE_DONE)
 		return fail(s, rc);
 	return count;
+}
+
+int pcierr_state_last_recovery_mark(struct pcierr_state *s, const char *pe,
+				    enum pcierr_history_kind *ret_kind,
+				    uint64_t *ret_op_id)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	const char *message;
+	uint64_t op_id = 0;
+	int r, rc, k;
+
+	if (!s || !addr_ok(pe) || !ret_kind || !ret_op_id)
+		return -EINVAL;
+	/* by the history_pe index; id is the order they were queued in */
+	r = prepare(s, "SELECT kind, message FROM history"
+		    "  WHERE pe = ?1 AND (kind IN ('recovery', 'disable')"
+		    "    OR (kind = 'step' AND step = '" PCIERR_HISTORY_RECOVER_STEP "'"
+		    "        AND result = '" PCIERR_HISTORY_RECOVER_STARTED "'))"
+		    "  ORDER BY id DESC LIMIT 1", &st);
+	if (r < 0)
+		return r;
+	if (sqlite3_bind_text(st, 1, pe, -1, SQLITE_STATIC) != SQLITE_OK)
+		return fail(s, SQLITE_ERROR);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return fail(s, rc);
+	k = pcierr_history_kind_from_string(col_text(st, 0));
+	if (k < 0) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "bad history kind of %s", pe);
+		return -EBADMSG;
+	}
+	message = col_text(st, 1);
+	if (k == PCIERR_HISTORY_STEP &&
+	    (!message || sscanf(message, "operation %" SCNu64, &op_id) != 1))
+		op_id = 0;
+	*ret_kind = (enum pcierr_history_kind) k;
+	*ret_op_id = op_id;
+	return 1;
 }
 
 void pcierr_history_free(struct pcierr_history_entry *e, size_t n)

@@ -48,7 +48,7 @@
 #include "policy.h"
 
 /* The schema version this code writes (PRAGMA user_version) */
-#define PCIERR_STATE_SCHEMA_VERSION	2
+#define PCIERR_STATE_SCHEMA_VERSION	3
 
 /* Size limits, with the NUL */
 #define PCIERR_IDENTITY_KEY_MAX		64
@@ -273,5 +273,21 @@ int pcierr_state_get_history(struct pcierr_state *s,
 			     const struct pcierr_history_filter *f,
 			     struct pcierr_history_entry **ret, size_t *n);
 void pcierr_history_free(struct pcierr_history_entry *e, size_t n);
+
+/*
+ * Where the history of pe leaves its last recovery (issue 11 point 7: a
+ * pcierrd restarted after a SIGKILL asks whether the end of what the one
+ * before began was recorded). The newest entry of pe that begins or ends
+ * one: a "recovery" entry (its end), a "disable" entry (an identity
+ * disabled: its DISABLE runs next), or a step "recover" with result
+ * "started" (a RECOVER sent; its message "operation N"). *ret_kind gets its
+ * kind, *ret_op_id N for that step (0 otherwise). Returns 1 when found, 0
+ * when pe has none, or a negative errno.
+ */
+#define PCIERR_HISTORY_RECOVER_STEP	"recover"
+#define PCIERR_HISTORY_RECOVER_STARTED	"started"
+int pcierr_state_last_recovery_mark(struct pcierr_state *s, const char *pe,
+				    enum pcierr_history_kind *ret_kind,
+				    uint64_t *ret_op_id);
 
 #endif /* PCIERRD_STATE_H */

@@ -8,6 +8,8 @@
 #   make module-check    rebuild with sparse (C=2) and W=1; fails on any
 #                        warning; then the kernel's checkpatch.pl --strict
 #                        (scripts/checkpatch-module, docs/checkpatch.md)
+#   make module-rt-check the same build against the PREEMPT_RT headers;
+#                        fails if the module takes a spinlock_t
 #   make module-clean
 
 PCIERR_SHIM_DIR := $(CURDIR)/kernel/pcierr_shim
@@ -40,6 +42,28 @@ $(CHECKPATCH):
 
 module-clean:
 	$(MAKE) -C $(PCIERR_SHIM_DIR) KDIR=$(KDIR) clean
+
+# module-rt-check: the module built against Debian's PREEMPT_RT headers
+# (linux-headers-rt-amd64, scripts/install-deps), in a copy under
+# $(BUILD)/module-rt, with sparse and W=1 (warnings fail); then it must take
+# no spinlock_t, which sleeps on RT, while the detection API may run in
+# hard irq (review D26, docs/shim-mechanism.md): no rt_spin_lock* among
+# the module's imports.
+RT_KVER ?= $(patsubst %-amd64,%-rt-amd64,$(KVER))
+RT_KDIR ?= /lib/modules/$(RT_KVER)/build
+RT_BUILD := $(BUILD)/module-rt
+
+.PHONY: module-rt-check
+module-rt-check:
+	@test -d $(RT_KDIR) || { echo "module-rt-check: no $(RT_KDIR) (scripts/install-deps)" >&2; exit 1; }
+	rm -rf $(RT_BUILD) && mkdir -p $(RT_BUILD)
+	cp -r $(PCIERR_SHIM_DIR)/Kbuild $(PCIERR_SHIM_DIR)/*.c \
+		$(PCIERR_SHIM_DIR)/*.h $(PCIERR_SHIM_DIR)/uapi $(RT_BUILD)/
+	$(MAKE) -C $(RT_BUILD) -f $(PCIERR_SHIM_DIR)/Makefile KDIR=$(RT_KDIR) check
+	@if nm -u $(RT_BUILD)/pcierr_shim.ko | grep 'rt_spin_lock'; then \
+		echo "module-rt-check: pcierr_shim takes a spinlock_t (above): a sleeping lock on PREEMPT_RT" >&2; \
+		exit 1; fi
+	@echo "module-rt-check: pcierr_shim built for $(RT_KVER) (PREEMPT_RT): no spinlock_t"
 
 # The module goes where Debian's depmod looks first for out-of-tree ones.
 .PHONY: install-module

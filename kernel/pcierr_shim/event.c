@@ -14,6 +14,7 @@
 
 #include <linux/notifier.h>
 #include <linux/pm_runtime.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -41,7 +42,7 @@ struct pcierr_ev {
 	u32 error_gen;
 };
 
-static DEFINE_SPINLOCK(pcierr_ev_lock);
+static DEFINE_RAW_SPINLOCK(pcierr_ev_lock);
 static struct pcierr_ev *pcierr_ring;
 static unsigned int pcierr_ring_size;
 static unsigned int pcierr_ring_head;
@@ -50,6 +51,33 @@ static u64 pcierr_next_seq = 1;
 static LIST_HEAD(pcierr_freeze_list);
 
 static BLOCKING_NOTIFIER_HEAD(pcierr_chain);
+
+DEFINE_PER_CPU(struct pcierr_stats, pcierr_stats);
+
+/*
+ * A counter's value: the sum of its per-CPU parts. this_cpu_inc() is
+ * safe against interrupts on its own CPU; a sum read while others count
+ * is as good as any atomic read taken a moment earlier or later.
+ */
+/*
+ * PCIERR_STAT_LOAD_ID: error generations restart with each load, so a
+ * listener that keeps them across loads needs to tell the loads apart.
+ * Random rather than a clock: a reboot must not repeat it. 63 bits, so that
+ * userspace can keep it in a signed 64-bit column.
+ */
+static u64 pcierr_load_id;
+
+u64 pcierr_stat_read(enum pcierr_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	if (s == PCIERR_STAT_LOAD_ID)
+		return pcierr_load_id;
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(pcierr_stats, cpu).v[s]);
+	return sum;
+}
 
 static void pcierr_event_work_fn(struct work_struct *work);
 static DECLARE_WORK(pcierr_event_work, pcierr_event_work_fn);
@@ -85,17 +113,17 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 	else
 		pcierr_set_io_state(dev->pdev, state);
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->state != PCIERR_PE_STATE_REMOVED &&
 	    pe->state != PCIERR_PE_STATE_DISABLED)
 		pe->state = PCIERR_PE_STATE_FROZEN;
 	pe->freeze_req++;
 	pe->loop_checks = 0;
 	pe_id = pe->id;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	pcierr_stat_inc(PCIERR_STAT_FREEZES);
 
-	spin_lock_irqsave(&pcierr_ev_lock, flags);
+	raw_spin_lock_irqsave(&pcierr_ev_lock, flags);
 	if (list_empty(&pe->freeze_node)) {
 		pcierr_pe_get(pe);
 		list_add_tail(&pe->freeze_node, &pcierr_freeze_list);
@@ -128,7 +156,7 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		tail->seq = seq + 1;
 		pcierr_stat_inc(PCIERR_STAT_EVENTS_DROPPED);
 	}
-	spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+	raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 
 	queue_work(pcierr_wq, &pcierr_event_work);
 	if (seqp)
@@ -180,26 +208,26 @@ static void pcierr_event_work_fn(struct work_struct *work)
 	unsigned long flags;
 
 	for (;;) {
-		spin_lock_irqsave(&pcierr_ev_lock, flags);
+		raw_spin_lock_irqsave(&pcierr_ev_lock, flags);
 		/* Freezes first: an event means "the PE is frozen". */
 		pe = list_first_entry_or_null(&pcierr_freeze_list,
 					      struct pcierr_pe, freeze_node);
 		if (pe) {
 			list_del_init(&pe->freeze_node);
-			spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+			raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 			pcierr_pe_apply_freeze(pe);
 			pcierr_owner_arm(pe, pcierr_nl_has_listeners());
 			pcierr_pe_put(pe);
 			continue;
 		}
 		if (!pcierr_ring_count) {
-			spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+			raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 			break;
 		}
 		ev = *pcierr_ring_slot(0);
 		pcierr_ring_head = (pcierr_ring_head + 1) % pcierr_ring_size;
 		pcierr_ring_count--;
-		spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+		raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 
 		pcierr_event_deliver(&ev);
 		cond_resched();
@@ -208,7 +236,8 @@ static void pcierr_event_work_fn(struct work_struct *work)
 
 int pcierr_event_init(void)
 {
-	pcierr_ring_size = clamp(event_queue_len, 2U, 65536U);
+	pcierr_load_id = get_random_u64() >> 1 ?: 1;
+	pcierr_ring_size = clamp(pcierr_event_queue_len, 2U, 65536U);
 	/* 65536 entries are more than kmalloc gives (D20) */
 	pcierr_ring = kvcalloc(pcierr_ring_size, sizeof(*pcierr_ring),
 			       GFP_KERNEL);
@@ -279,12 +308,12 @@ static int pcierr_check(struct pci_dev *pdev)
 		goto out;
 	pe = dev->pe;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	frozen = pe->state != PCIERR_PE_STATE_NORMAL ||
 		 pci_channel_offline(pdev);
 	if (frozen)
 		loop = ++pe->loop_checks;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 
 	if (frozen) {
 		pcierr_stat_inc(PCIERR_STAT_IGNORED);

@@ -122,10 +122,10 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
 	int i, n;
 
 	mutex_lock(&pe->freeze_lock);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	req = pe->freeze_req;
 	todo = req != pe->freeze_done;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (!todo)
 		goto out;
 
@@ -139,9 +139,9 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
 		pcierr_freeze_dev(devs[i]);
 	pcierr_snapshot_put(devs, n);
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->freeze_done = req;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 out:
 	mutex_unlock(&pe->freeze_lock);
 }
@@ -154,9 +154,9 @@ void pcierr_pe_refreeze(struct pcierr_pe *pe)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->freeze_done = pe->freeze_req - 1;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	pcierr_pe_apply_freeze(pe);
 }
 

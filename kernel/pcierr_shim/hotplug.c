@@ -40,9 +40,9 @@ static bool pcierr_pe_disabled(struct pcierr_pe *pe)
 	unsigned long flags;
 	bool disabled;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	disabled = pe->disabled;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return disabled;
 }
 
@@ -230,9 +230,9 @@ void pcierr_op_disable(struct pcierr_op *op)
 	u32 r;
 
 	/* First, so that nothing comes back while we work. */
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->disabled = true;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 
 	n = pcierr_pe_snapshot(pe, true, &devs);
 	if (n >= 0) {
@@ -263,10 +263,10 @@ void pcierr_op_enable(struct pcierr_op *op)
 	unsigned long flags;
 	bool was;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	was = pe->disabled;
 	pe->disabled = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 
 	pci_lock_rescan_remove();
 	/* Devices still kept away carry our override: start afresh. */

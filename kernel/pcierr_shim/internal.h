@@ -14,9 +14,15 @@
  * pcierr_topo_lock (mutex) guards the PE list, PE membership and cached
  * device data; the bus notifier takes it, so nobody may call into PCI
  * topology changes, driver callbacks or device_lock() while holding it.
- * pe->lock and pcierr_ev_lock are irq-safe spinlocks (detection may run
- * in hard interrupt context). Lookups from atomic context go through an
- * RCU hash of struct pcierr_dev keyed by the pci_dev pointer.
+ * pe->lock and pcierr_ev_lock are raw spinlocks, taken with interrupts
+ * off: detection (pcierr_detect(), the check API) may run in hard
+ * interrupt context, on PREEMPT_RT too, where a spinlock_t sleeps (D26).
+ * So under them only bounded work: a few fields read, set or copied
+ * (pe->last_op at most), kref and pci_dev_get(), and queueing delayed
+ * work (whose pool and timer locks are raw). Never a kmalloc, a sleeping
+ * call, a printk, a put that may free, or a spinlock_t. Lookups from
+ * atomic context go through an RCU hash of struct pcierr_dev keyed by
+ * the pci_dev pointer.
  */
 #ifndef _PCIERR_INTERNAL_H
 #define _PCIERR_INTERNAL_H
@@ -26,6 +32,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
@@ -79,7 +86,7 @@ struct pcierr_pe {
 	struct list_head freeze_node;	/* pending freezes; pcierr_ev_lock */
 	struct mutex freeze_lock;	/* hardware freeze writes */
 
-	spinlock_t lock;		/* everything below */
+	raw_spinlock_t lock;		/* everything below */
 	u64 id;				/* PCIERR_A_PE_ID; also topo_lock */
 	struct pcierr_op_status last_op;
 	enum pcierr_pe_state state;
@@ -96,6 +103,13 @@ struct pcierr_pe {
 	struct delayed_work owner_work;	/* owner timeout (main.c) */
 	unsigned long owner_stamp;	/* pe->lock: jiffies of the last act */
 	struct work_struct fallback_work; /* on pe->wq: the safe action */
+
+	/* PCIERR_CMD_ARM (auto.c), under pe->lock */
+	u32 auto_budget;		/* 0: not armed */
+	u32 auto_reset_type;
+	u32 auto_portid;		/* the arming socket */
+	u64 auto_pe_id;			/* the id it was armed for */
+	unsigned long auto_freeze_req;	/* freeze_req at the ARM */
 };
 
 struct pcierr_dev {
@@ -162,14 +176,26 @@ struct pcierr_op {
 /* main.c */
 extern struct workqueue_struct *pcierr_wq;
 extern bool pcierr_exiting;
-extern unsigned int event_queue_len;
+extern unsigned int pcierr_event_queue_len;
 extern unsigned int owner_timeout_ms;
-extern atomic64_t pcierr_stats[__PCIERR_STAT_MAX];
+
+/*
+ * The counters of GET_STATS, per CPU (D27): bumped on every check API
+ * call, from any context, without a shared cache line; summed over the
+ * possible CPUs when read (pcierr_stat_read(), event.c).
+ */
+struct pcierr_stats {
+	u64 v[__PCIERR_STAT_MAX];
+};
+
+DECLARE_PER_CPU(struct pcierr_stats, pcierr_stats);
 
 static inline void pcierr_stat_inc(enum pcierr_stat s)
 {
-	atomic64_inc(&pcierr_stats[s]);
+	this_cpu_inc(pcierr_stats.v[s]);
 }
+
+u64 pcierr_stat_read(enum pcierr_stat s);
 
 /* pe.c */
 extern struct mutex pcierr_topo_lock;
@@ -249,7 +275,19 @@ int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);
 bool pcierr_present(struct pci_dev *pdev);
 void pcierr_watch_fn(struct work_struct *work);
 
+/* auto.c */
+int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
+		    u32 reset_type, u32 portid);
+bool pcierr_auto_armed_locked(struct pcierr_pe *pe);
+struct pcierr_op *pcierr_auto_prepare(const struct pcierr_event_info *ev);
+int pcierr_auto_claim(struct pcierr_op *op, const struct pcierr_event_info *ev);
+void pcierr_auto_discard(struct pcierr_op *op);
+int pcierr_auto_init(void);
+void pcierr_auto_exit(void);
+
 /* op.c */
+int __pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
+void pcierr_op_attach(struct pcierr_pe *pe, struct pcierr_op *op);
 int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_start(struct pcierr_op *op);
 int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);

@@ -17,18 +17,17 @@
 #include "internal.h"
 #include "platform.h"
 
-unsigned int event_queue_len = 256;
+unsigned int pcierr_event_queue_len = 256;
 unsigned int owner_timeout_ms = 60000;
 module_param(owner_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(owner_timeout_ms,
 		 "A frozen PE nobody acts on for this long is recovered by the shim itself (ms, default 60000, 0: never)");
-module_param(event_queue_len, uint, 0444);
+module_param_named(event_queue_len, pcierr_event_queue_len, uint, 0444);
 MODULE_PARM_DESC(event_queue_len,
 		 "Bounded event queue length, overflow marker included (2-65536, default 256)");
 
 struct workqueue_struct *pcierr_wq;
 bool pcierr_exiting;
-atomic64_t pcierr_stats[__PCIERR_STAT_MAX];
 
 /*
  * (Re)start the owner timeout of a PE: called when its freeze is applied
@@ -43,7 +42,7 @@ void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners)
 
 	if (!ms || READ_ONCE(pcierr_exiting))
 		return;
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->owner_stamp = jiffies;
 	if (!pe->dead && pe->state != PCIERR_PE_STATE_NORMAL &&
 	    pe->state != PCIERR_PE_STATE_REMOVED &&
@@ -52,7 +51,7 @@ void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners)
 				 msecs_to_jiffies(ms));
 		armed = true;
 	}
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (armed && !listeners)
 		pcierr_pe_info(pe, "nobody listens to pcierr events: recovering the PE in %u ms unless somebody does\n",
 			       ms);
@@ -67,14 +66,14 @@ void pcierr_owner_fn(struct work_struct *work)
 
 	if (READ_ONCE(pcierr_exiting))
 		return;
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	go = !pe->dead && !pe->busy &&
 	     (pe->state == PCIERR_PE_STATE_FROZEN ||
 	      pe->state == PCIERR_PE_STATE_MMIO_ENABLED ||
 	      pe->state == PCIERR_PE_STATE_RESET);
 	if (go)
 		pcierr_pe_get(pe);
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	/* An operation in flight ends by re-arming it. */
 	if (go && !queue_work(pe->wq, &pe->fallback_work))
 		pcierr_pe_put(pe);
@@ -111,7 +110,7 @@ void pcierr_fallback_fn(struct work_struct *work)
 	bool go;
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	/* Somebody acted since the timer fired: not ours to recover. */
 	go = op && !pe->dead && !pe->busy &&
 	     time_after_eq(jiffies, pe->owner_stamp +
@@ -121,7 +120,7 @@ void pcierr_fallback_fn(struct work_struct *work)
 	      pe->state == PCIERR_PE_STATE_RESET);
 	if (go)
 		pe->busy = true;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (!go)
 		goto out;
 
@@ -160,9 +159,9 @@ hotplug:
 done:
 	pcierr_stat_inc(PCIERR_STAT_OPS);
 	pcierr_pe_op_end(op);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->busy = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 out:
 	kfree(op);
 	pcierr_pe_put(pe);
@@ -197,7 +196,7 @@ static int __init pcierr_init(void)
 	if (ret)
 		goto err_pe;
 	pr_info("PCI error recovery shim loaded (event queue %u)\n",
-		event_queue_len);
+		pcierr_event_queue_len);
 	return 0;
 
 err_pe:

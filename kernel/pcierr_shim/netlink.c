@@ -128,6 +128,14 @@ static const struct nla_policy pcierr_pe_op_policy[PCIERR_A_PE_ID + 1] = {
 	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
 };
 
+static const struct nla_policy pcierr_arm_policy[PCIERR_A_AUTO_BUDGET + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+	[PCIERR_A_RESET_TYPE] = NLA_POLICY_RANGE(NLA_U32, PCIERR_RESET_HOT,
+						 PCIERR_RESET_MAX),
+	[PCIERR_A_AUTO_BUDGET] = NLA_POLICY_MAX(NLA_U32, 1),
+};
+
 /* beyond NLA_POLICY_RANGE()'s s16 bounds */
 static struct netlink_range_validation pcierr_watch_range = {
 	.min = PCIERR_WATCH_MIN_MS,
@@ -384,12 +392,12 @@ static int pcierr_fill_pe(struct sk_buff *skb, struct pcierr_pe *pe,
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
 
-	spin_lock_irqsave(&pe->lock, lflags);
+	raw_spin_lock_irqsave(&pe->lock, lflags);
 	state = pe->state;
 	watch = pe->watch_ms;
 	id = pe->id;
 	last = pe->last_op;
-	spin_unlock_irqrestore(&pe->lock, lflags);
+	raw_spin_unlock_irqrestore(&pe->lock, lflags);
 
 	if (nla_put_string(skb, PCIERR_A_PE, pe->name) ||
 	    nla_put_u64_64bit(skb, PCIERR_A_PE_ID, id, PCIERR_A_PAD) ||
@@ -539,7 +547,7 @@ static int pcierr_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	for (i = PCIERR_STAT_UNSPEC + 1; i < __PCIERR_STAT_MAX; i++) {
 		if (i == PCIERR_STAT_PAD)
 			continue;
-		if (nla_put_u64_64bit(msg, i, atomic64_read(&pcierr_stats[i]),
+		if (nla_put_u64_64bit(msg, i, pcierr_stat_read(i),
 				      PCIERR_STAT_PAD))
 			goto nospace;
 	}
@@ -844,6 +852,47 @@ static int pcierr_nl_watch(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* Pre-authorise (or withdraw) one automatic RECOVER: auto.c */
+static int pcierr_nl_arm(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 type = PCIERR_RESET_HOT, types, budget;
+	struct pcierr_pe *pe;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_AUTO_BUDGET))
+		return -EINVAL;
+	budget = nla_get_u32(info->attrs[PCIERR_A_AUTO_BUDGET]);
+	if (info->attrs[PCIERR_A_RESET_TYPE])
+		type = nla_get_u32(info->attrs[PCIERR_A_RESET_TYPE]);
+	pe = pcierr_nl_pe(info, &ret);
+	if (!pe)
+		return ret;
+	ret = pcierr_nl_check_id(info, pe);
+	if (ret)
+		goto out;
+	if (budget) {
+		mutex_lock(&pcierr_topo_lock);
+		types = pcierr_platform_reset_types(pe,
+						    pcierr_pe_reset_types(pe));
+		mutex_unlock(&pcierr_topo_lock);
+		if (!(types & BIT(type))) {
+			GENL_SET_ERR_MSG(info, "this reset type is not available on this PE");
+			ret = -EOPNOTSUPP;
+			goto out;
+		}
+	}
+	ret = pcierr_auto_arm(pe, nla_get_u64(info->attrs[PCIERR_A_PE_ID]),
+			      budget, type, info->snd_portid);
+	if (ret == -ESTALE)
+		pcierr_nl_stale(info);
+	else if (ret)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_PE],
+				    "the PE is gone");
+out:
+	pcierr_pe_put(pe);
+	return ret;
+}
+
 /* A command that changes state; its policy is [PCIERR_A_PE_ID + 1]. */
 #define PCIERR_OP(_cmd, _doit, _policy)					\
 	{								\
@@ -880,6 +929,14 @@ static const struct genl_ops pcierr_ops[] = {
 	PCIERR_OP(PCIERR_CMD_ENABLE, pcierr_nl_simple_op, pcierr_pe_op_policy),
 	PCIERR_OP(PCIERR_CMD_WATCH, pcierr_nl_watch, pcierr_watch_policy),
 	PCIERR_OP(PCIERR_CMD_RECOVER, pcierr_nl_recover, pcierr_recover_policy),
+	{
+		.cmd = PCIERR_CMD_ARM,
+		.doit = pcierr_nl_arm,
+		.policy = pcierr_arm_policy,
+		.maxattr = ARRAY_SIZE(pcierr_arm_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+		.internal_flags = PCIERR_NL_F_ADMIN,
+	},
 };
 
 /* Not world-readable where the kernel can restrict it (D23). */
@@ -906,15 +963,22 @@ static struct genl_family pcierr_family = {
 	.module = THIS_MODULE,
 };
 
+/*
+ * The EVENT; on an armed PE (auto.c) the RECOVER it starts is claimed
+ * first (the EVENT names it) and queued after the EVENT is sent, so that
+ * its OP_DONE never comes before it. Under pcierr_nl_sem: nothing is
+ * claimed once pcierr_nl_exit() has begun (module unload).
+ */
 void pcierr_nl_event(const struct pcierr_event_info *ev)
 {
+	struct pcierr_op *op = pcierr_auto_prepare(ev);
 	struct sk_buff *msg;
-	void *hdr;
+	void *hdr = NULL;
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &pcierr_family, 0, PCIERR_CMD_EVENT);
+	if (msg)
+		hdr = genlmsg_put(msg, 0, 0, &pcierr_family, 0,
+				  PCIERR_CMD_EVENT);
 	if (!hdr ||
 	    nla_put_string(msg, PCIERR_A_PE, ev->pe) ||
 	    nla_put_u64_64bit(msg, PCIERR_A_PE_ID, ev->pe_id, PCIERR_A_PAD) ||
@@ -927,11 +991,33 @@ void pcierr_nl_event(const struct pcierr_event_info *ev)
 			      PCIERR_A_PAD) ||
 	    nla_put_u32(msg, PCIERR_A_ERROR_GEN, ev->error_gen)) {
 		nlmsg_free(msg);
-		return;
+		msg = NULL;
+	} else {
+		pcierr_platform_fill_event(msg, ev);
 	}
-	pcierr_platform_fill_event(msg, ev);
-	genlmsg_end(msg, hdr);
-	pcierr_nl_multicast(msg);
+
+	down_read(&pcierr_nl_sem);
+	if (op && (!pcierr_nl_up || pcierr_auto_claim(op, ev))) {
+		pcierr_auto_discard(op);
+		op = NULL;
+	}
+	/* Lost (no room, no memory): a listener finds the op in GET_PE. */
+	if (msg && op &&
+	    nla_put_u64_64bit(msg, PCIERR_A_AUTO_OP_ID, op->id, PCIERR_A_PAD)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	if (msg) {
+		genlmsg_end(msg, hdr);
+		if (pcierr_nl_up)
+			genlmsg_multicast(&pcierr_family, msg, 0, 0,
+					  GFP_KERNEL);
+		else
+			nlmsg_free(msg);
+	}
+	if (op)
+		pcierr_op_start(op);
+	up_read(&pcierr_nl_sem);
 }
 
 void pcierr_nl_overflow(const struct pcierr_overflow_info *ov)
@@ -1031,6 +1117,11 @@ int pcierr_nl_init(void)
 
 	if (ret)
 		return ret;
+	ret = pcierr_auto_init();
+	if (ret) {
+		genl_unregister_family(&pcierr_family);
+		return ret;
+	}
 	down_write(&pcierr_nl_sem);
 	pcierr_nl_up = true;
 	up_write(&pcierr_nl_sem);
@@ -1042,6 +1133,7 @@ void pcierr_nl_exit(void)
 	down_write(&pcierr_nl_sem);
 	pcierr_nl_up = false;
 	up_write(&pcierr_nl_sem);
+	pcierr_auto_exit();
 	genl_unregister_family(&pcierr_family);
 }
 

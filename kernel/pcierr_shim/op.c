@@ -71,7 +71,7 @@ static void pcierr_op_work(struct work_struct *work)
 	if (op->err)
 		pcierr_stat_inc(PCIERR_STAT_OPS_FAILED);
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	op->pe_state = pe->state;
 	op->pe_id = pe->id;
 	/* What OP_DONE says, for whoever lost it (D18). */
@@ -87,7 +87,7 @@ static void pcierr_op_work(struct work_struct *work)
 	}
 	/* Free before OP_DONE: its listener may send the next one at once. */
 	pe->busy = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 
 	pcierr_nl_op_done(op);
 	pcierr_dev_put(op->dev);
@@ -100,38 +100,51 @@ static void pcierr_op_work(struct work_struct *work)
 /*
  * Accept @op on @pe if @pe_id is still @pe's id (else -ESTALE) and no
  * other operation is in flight (else -EBUSY; -ENODEV if the PE is gone):
- * the PE is marked busy and @op gets its id. The caller replies, then
+ * the PE is marked busy and @op gets its id. Caller holds pe->lock, then
+ * calls pcierr_op_attach().
+ */
+int __pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id)
+{
+	lockdep_assert_held(&pe->lock);
+	if (pe->dead)
+		return -ENODEV;
+	if (pe->id != pe_id)
+		return -ESTALE;
+	if (pe->busy)
+		return -EBUSY;
+	pe->busy = true;
+	op->id = atomic64_inc_return(&pcierr_op_ids);
+	pe->last_op = (struct pcierr_op_status) {
+		.id = op->id,
+		.cmd = op->cmd,
+		.step = op->step,
+	};
+	return 0;
+}
+
+/* A claimed @op holds a reference to @pe; any context. */
+void pcierr_op_attach(struct pcierr_pe *pe, struct pcierr_op *op)
+{
+	pcierr_pe_get(pe);
+	op->pe = pe;
+	INIT_WORK(&op->work, pcierr_op_work);
+}
+
+/*
+ * __pcierr_op_claim() and pcierr_op_attach(). The caller replies, then
  * calls pcierr_op_start(), which takes @op over.
  */
 int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id)
 {
 	unsigned long flags;
-	int ret = 0;
+	int ret;
 
-	spin_lock_irqsave(&pe->lock, flags);
-	if (pe->dead) {
-		ret = -ENODEV;
-	} else if (pe->id != pe_id) {
-		ret = -ESTALE;
-	} else if (pe->busy) {
-		ret = -EBUSY;
-	} else {
-		pe->busy = true;
-		op->id = atomic64_inc_return(&pcierr_op_ids);
-		pe->last_op = (struct pcierr_op_status) {
-			.id = op->id,
-			.cmd = op->cmd,
-			.step = op->step,
-		};
-	}
-	spin_unlock_irqrestore(&pe->lock, flags);
-	if (ret)
-		return ret;
-
-	pcierr_pe_get(pe);
-	op->pe = pe;
-	INIT_WORK(&op->work, pcierr_op_work);
-	return 0;
+	raw_spin_lock_irqsave(&pe->lock, flags);
+	ret = __pcierr_op_claim(pe, op, pe_id);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
+	if (!ret)
+		pcierr_op_attach(pe, op);
+	return ret;
 }
 
 /* Run a claimed operation on its PE's work queue. */

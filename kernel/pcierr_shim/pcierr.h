@@ -7,7 +7,8 @@
  *   KBUILD_EXTRA_SYMBOLS += <pcierr_shim>/Module.symvers
  * and MODULE_IMPORT_NS(PCIERR) in it.
  *
- * Detection (any context, including hard interrupts):
+ * Detection (any context, including hard interrupts, PREEMPT_RT too: only
+ * raw spinlocks are taken on this path):
  *
  *   pcierr_report_failure(pdev, state, time_unavail_ms, source)
  *	A failure of @pdev was detected. The device's error generation is

@@ -41,9 +41,9 @@ static void pcierr_pe_new_id(struct pcierr_pe *pe)
 	u64 id = atomic64_inc_return(&pcierr_pe_ids);
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->id = id;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 }
 
 u64 pcierr_pe_id(struct pcierr_pe *pe)
@@ -51,9 +51,9 @@ u64 pcierr_pe_id(struct pcierr_pe *pe)
 	unsigned long flags;
 	u64 id;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	id = pe->id;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return id;
 }
 
@@ -192,7 +192,7 @@ static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
 	mutex_init(&pe->op_lock);
 	INIT_DELAYED_WORK(&pe->owner_work, pcierr_owner_fn);
 	INIT_WORK(&pe->fallback_work, pcierr_fallback_fn);
-	spin_lock_init(&pe->lock);
+	raw_spin_lock_init(&pe->lock);
 	pe->state = PCIERR_PE_STATE_NORMAL;
 	pe->root_single = root_single;
 	pe->domain = pci_domain_nr(head->bus);
@@ -241,10 +241,10 @@ static struct pcierr_pe *pcierr_pe_for_dev_locked(struct pci_dev *pdev)
 	/* A lone device coming back to its remembered PE. */
 	if (!pe->head) {
 		pe->head = pci_dev_get(pdev);
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		if (pe->state == PCIERR_PE_STATE_REMOVED)
 			pe->state = PCIERR_PE_STATE_NORMAL;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 	}
 	return pe;
 }
@@ -328,11 +328,11 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 			return NULL;
 	}
 	/* Devices back in a PE someone removed, by whatever path (D12). */
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->state == PCIERR_PE_STATE_REMOVED)
 		pe->state = PCIERR_PE_STATE_NORMAL;
 	pe->unplugged = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
@@ -361,9 +361,9 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 	hash_add_rcu(pcierr_dev_hash, &dev->hnode, (unsigned long)pdev);
 	pcierr_topo_changed();
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	*keep_away = pe->disabled;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return dev;
 }
 
@@ -381,10 +381,10 @@ static void pcierr_pe_unlink_locked(struct pcierr_pe *pe)
 		pcierr_dev_put(dev);
 	}
 	list_del_init(&pe->node);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->dead = true;
 	pe->watch_ms = 0;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	pcierr_topo_changed();
 }
 
@@ -426,7 +426,7 @@ static void pcierr_pe_emptied_locked(struct pcierr_pe *pe)
 
 	if (pe->root_single || !pcierr_pe_empty_locked(pe))
 		return;
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	old = pe->state;
 	if (old == PCIERR_PE_STATE_FROZEN ||
 	    old == PCIERR_PE_STATE_MMIO_ENABLED ||
@@ -436,7 +436,7 @@ static void pcierr_pe_emptied_locked(struct pcierr_pe *pe)
 		pe->unplugged = true;
 		thawed = true;
 	}
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (thawed && pe->head)
 		pci_info(pe->head, "pcierr: every device of the frozen PE is gone: PE removed\n");
 }
@@ -462,10 +462,10 @@ static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 		/* Remembered: REMOVE, DISABLE and RESCAN still name it. */
 		pci_dev_put(pe->head);
 		pe->head = NULL;
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		if (pe->state != PCIERR_PE_STATE_DISABLED)
 			pe->state = PCIERR_PE_STATE_REMOVED;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 	}
 	if (dev->bridge) {
 		headed = pcierr_pe_find_locked(dev->name);
@@ -514,16 +514,56 @@ static void __pcierr_save_healthy(struct pcierr_dev *dev)
 	}
 }
 
-/* Snapshot @dev if it is healthy and awake now; never wakes it up. */
+/*
+ * The snapshot of a runtime-suspended device, which is not woken up for
+ * it (D1, D10): the PCI core saved its config space as it suspended it
+ * (pci_pm_runtime_suspend(): in D0, working, what its runtime resume
+ * restores), so that saved state is copied. Our usage count keeps it from
+ * suspending again (a suspend is the only writer of that state besides
+ * its driver); pm_runtime_barrier() waits for a transition in flight (and
+ * carries out a resume somebody else requested); a resume only reads that
+ * state. A device not suspended then, or without a saved state, gets no
+ * snapshot here.
+ */
+static void pcierr_save_suspended(struct pcierr_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	struct device *d = &pdev->dev;
+	struct pci_saved_state *st = NULL;
+	bool suspended;
+
+	pm_runtime_get_noresume(d);
+	/* under the PM lock: a suspend after it sees our count */
+	pm_runtime_barrier(d);
+	suspended = pm_runtime_status_suspended(d);
+	mutex_lock(&dev->state_lock);
+	if (suspended && pdev->state_saved && !READ_ONCE(dev->removed) &&
+	    !dev->hw_frozen &&
+	    READ_ONCE(pdev->error_state) == pci_channel_io_normal &&
+	    pdev->saved_config_space[0] != ~0U)
+		st = pci_store_saved_state(pdev);
+	if (st) {
+		kfree(dev->healthy);
+		dev->healthy = st;
+	}
+	mutex_unlock(&dev->state_lock);
+	pm_runtime_put(d);
+	if (st)
+		pci_info(pdev, "pcierr: runtime suspended: healthy snapshot taken from the state saved at its suspend\n");
+}
+
+/* Snapshot @dev if it is healthy; never wakes it up. */
 void pcierr_save_healthy(struct pcierr_dev *dev)
 {
 	struct device *d = &dev->pdev->dev;
 	int rpm;
 
-	/* 0: suspended (not now); < 0: runtime PM off, it stays as it is */
+	/* 0: suspended; < 0: runtime PM off, it stays as it is */
 	rpm = pm_runtime_get_if_active(d, true);
-	if (!rpm)
+	if (!rpm) {
+		pcierr_save_suspended(dev);
 		return;
+	}
 	mutex_lock(&dev->state_lock);
 	__pcierr_save_healthy(dev);
 	mutex_unlock(&dev->state_lock);
@@ -750,12 +790,14 @@ u32 pcierr_pe_flags(struct pcierr_pe *pe)
 	unsigned long flags;
 	u32 f = 0;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->busy)
 		f |= PCIERR_PE_F_BUSY;
 	if (pe->disabled)
 		f |= PCIERR_PE_F_DISABLED;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	if (pcierr_auto_armed_locked(pe))
+		f |= PCIERR_PE_F_ARMED;
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (pe->root_single)
 		f |= PCIERR_PE_F_ROOT_BUS;
 	return f;
@@ -766,9 +808,9 @@ enum pcierr_pe_state pcierr_pe_get_state(struct pcierr_pe *pe)
 	enum pcierr_pe_state state;
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	state = pe->state;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return state;
 }
 
@@ -776,10 +818,10 @@ void pcierr_pe_set_state(struct pcierr_pe *pe, enum pcierr_pe_state state)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->state = state;
 	pe->unplugged = false;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 }
 
 /*
@@ -794,10 +836,10 @@ bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
 	unsigned long flags;
 	bool set;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	/* Emptied while frozen: nothing left to be frozen or reset. */
 	if (pe->unplugged && state != PCIERR_PE_STATE_NORMAL) {
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 		return true;
 	}
 	pe->unplugged = false;
@@ -807,7 +849,7 @@ bool pcierr_pe_set_state_if(struct pcierr_pe *pe, enum pcierr_pe_state state,
 	else if (pe->state != PCIERR_PE_STATE_DISABLED &&
 		 pe->state != PCIERR_PE_STATE_REMOVED)
 		pe->state = PCIERR_PE_STATE_FROZEN;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	return set;
 }
 
@@ -819,10 +861,10 @@ void pcierr_pe_op_begin(struct pcierr_op *op)
 
 	op->top = pcierr_pe_top(pe);
 	mutex_lock(&op->top->op_lock);
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	op->freeze_req = pe->freeze_req;
 	pe->owner_stamp = jiffies;	/* somebody acts */
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	cancel_delayed_work(&pe->owner_work);
 }
 
@@ -924,9 +966,9 @@ void pcierr_pe_quiesce(void)
 
 	while ((pe = pcierr_pe_next(last))) {
 		strscpy(last, pe->name, sizeof(last));
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		pe->watch_ms = 0;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 		cancel_delayed_work_sync(&pe->watch_work);
 		cancel_delayed_work_sync(&pe->owner_work);
 		flush_workqueue(pe->wq);
@@ -980,14 +1022,14 @@ void pcierr_pe_thaw_all(void)
 		}
 		if (n > 0)
 			pcierr_snapshot_put(devs, n);
-		spin_lock_irqsave(&pe->lock, flags);
+		raw_spin_lock_irqsave(&pe->lock, flags);
 		st = pe->state;
 		if (st == PCIERR_PE_STATE_FROZEN ||
 		    st == PCIERR_PE_STATE_MMIO_ENABLED ||
 		    st == PCIERR_PE_STATE_RESET)
 			pe->state = PCIERR_PE_STATE_NORMAL;
 		pe->freeze_done = pe->freeze_req;
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 		mutex_unlock(&pe->freeze_lock);
 		if (thawed)
 			pcierr_pe_info(pe, "module unload: freeze of %d devices lifted, recovery not finished\n",

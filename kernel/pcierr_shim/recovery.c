@@ -273,11 +273,11 @@ void pcierr_op_enable_io(struct pcierr_op *op)
 	pcierr_snapshot_put(devs, n);
 	pcierr_pe_info(pe, "MMIO enabled\n");
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->state == PCIERR_PE_STATE_FROZEN &&
 	    pe->freeze_req == op->freeze_req)
 		pe->state = PCIERR_PE_STATE_MMIO_ENABLED;
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 }
 
 /*
@@ -321,9 +321,9 @@ static bool pcierr_frozen_again(struct pcierr_op *op)
 	unsigned long flags;
 	bool again;
 
-	spin_lock_irqsave(&op->pe->lock, flags);
+	raw_spin_lock_irqsave(&op->pe->lock, flags);
 	again = op->pe->freeze_req != op->freeze_req;
-	spin_unlock_irqrestore(&op->pe->lock, flags);
+	raw_spin_unlock_irqrestore(&op->pe->lock, flags);
 	return again;
 }
 

@@ -15,9 +15,9 @@ int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->dead) {
-		spin_unlock_irqrestore(&pe->lock, flags);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 		return -ENODEV;
 	}
 	pe->watch_ms = ms;
@@ -25,7 +25,7 @@ int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms)
 	if (ms)
 		mod_delayed_work(pcierr_wq, &pe->watch_work,
 				 msecs_to_jiffies(ms));
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (!ms)
 		cancel_delayed_work_sync(&pe->watch_work);
 	return 0;
@@ -75,9 +75,9 @@ void pcierr_watch_fn(struct work_struct *work)
 		pcierr_snapshot_put(devs, n);
 	}
 
-	spin_lock_irqsave(&pe->lock, flags);
+	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->watch_ms && !pe->dead && !READ_ONCE(pcierr_exiting))
 		queue_delayed_work(pcierr_wq, &pe->watch_work,
 				   msecs_to_jiffies(pe->watch_ms));
-	spin_unlock_irqrestore(&pe->lock, flags);
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
 }

@@ -1192,7 +1192,7 @@ static int pe_op(struct pcierr_ctx *ctx, uint8_t cmd, const char *pe, uint64_t p
 		if (r < 0)
 			return r;
 	}
-	if (cmd == PCIERR_CMD_WATCH)
+	if (cmd == PCIERR_CMD_WATCH || cmd == PCIERR_CMD_ARM)
 		return transact(ctx, msg, false, NULL, NULL, NULL);
 	return request_u64(ctx, msg, PCIERR_A_OP_ID, ret_op_id);
 }
@@ -1301,6 +1301,17 @@ _public_ int pcierr_watch(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id
 	/* no interval attribute: stop */
 	return pe_op(ctx, PCIERR_CMD_WATCH, pe, pe_id,
 		     interval_ms ? PCIERR_A_WATCH_INTERVAL_MS : 0, interval_ms, 0, 0, NULL);
+}
+
+_public_ int pcierr_arm(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			uint32_t budget, enum pcierr_reset_type type)
+{
+	if (type == PCIERR_RESET_UNSPEC)
+		type = PCIERR_RESET_HOT;
+	if (budget > 1 || type > PCIERR_RESET_MAX)
+		return -EINVAL;
+	return pe_op(ctx, PCIERR_CMD_ARM, pe, pe_id, PCIERR_A_AUTO_BUDGET, budget,
+		     PCIERR_A_RESET_TYPE, type, NULL);
 }
 
 /* ------------------------------------------------------------------ */

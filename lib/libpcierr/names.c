@@ -97,6 +97,7 @@ static const char *const stat_names[__PCIERR_STAT_MAX] = {
 	[PCIERR_STAT_HOTPLUGS]		= "hotplugs",
 	[PCIERR_STAT_OPS]		= "ops",
 	[PCIERR_STAT_OPS_FAILED]	= "ops_failed",
+	[PCIERR_STAT_LOAD_ID]		= "load_id",
 };
 
 _Static_assert(__PCIERR_STAT_MAX <= PCIERR_STATS_CAPACITY, "stats capacity");
@@ -236,3 +237,5 @@ _public_ int pcierr_addr_normalize(const char *in, char out[PCIERR_ADDR_STRLEN])
 /* struct pcierr_notification keeps the size LIBPCIERR_2.0 gave it */
 _Static_assert(sizeof(struct pcierr_recover_done) <= sizeof(struct pcierr_op_done),
 	       "the notification union does not grow");
+_Static_assert(sizeof(struct pcierr_event) <= sizeof(struct pcierr_op_done),
+	       "the notification union does not grow (LIBPCIERR_2.2's auto_op_id)");

@@ -79,6 +79,8 @@ static const struct spec pe_attrs[__PCIERR_A_MAX] = {
 	[PCIERR_A_ERROR_DETAIL_SEVERITY] = { K_U32 },
 	[PCIERR_A_RECOVER_STEPS]	= { K_NEST },
 	[PCIERR_A_RECOVER_STOP]		= { K_U32 },
+	[PCIERR_A_AUTO_BUDGET]		= { K_U32 },
+	[PCIERR_A_AUTO_OP_ID]		= { K_U64 },
 };
 
 static const struct spec rstep_attrs[__PCIERR_RSTEP_A_MAX] = {
@@ -307,6 +309,7 @@ static int parse_event(const struct nlattr **tb, struct pcierr_event *e)
 	e->time_unavail_ms = opt_u32(tb[PCIERR_A_TIME_UNAVAIL_MS]);
 	e->timestamp_ns = opt_u64(tb[PCIERR_A_TIMESTAMP_NS]);
 	e->error_gen = opt_u32(tb[PCIERR_A_ERROR_GEN]);
+	e->auto_op_id = opt_u64(tb[PCIERR_A_AUTO_OP_ID]);
 	return parse_detail(tb, &e->detail);
 }
 

@@ -523,7 +523,8 @@ static void build_near_valid(struct msg *m)
 	static const uint8_t cmds[] = {
 		PCIERR_CMD_GET_PE, PCIERR_CMD_GET_STATS, PCIERR_CMD_INJECT, PCIERR_CMD_REPORT,
 		PCIERR_CMD_ENABLE_IO, PCIERR_CMD_RESET, PCIERR_CMD_REMOVE, PCIERR_CMD_RESCAN,
-		PCIERR_CMD_DISABLE, PCIERR_CMD_ENABLE, PCIERR_CMD_WATCH,
+		PCIERR_CMD_DISABLE, PCIERR_CMD_ENABLE, PCIERR_CMD_WATCH, PCIERR_CMD_RECOVER,
+		PCIERR_CMD_ARM,
 	};
 	struct nlmsghdr h = {
 		.nlmsg_type = (uint16_t)family_id,
@@ -561,6 +562,18 @@ static void build_near_valid(struct msg *m)
 		break;
 	case PCIERR_CMD_RESET:
 		if (chance(70))
+			put_u32_attr(m, PCIERR_A_RESET_TYPE, small);
+		break;
+	case PCIERR_CMD_RECOVER:
+		if (chance(40))
+			put_u32_attr(m, PCIERR_A_STATE, rnd(6));
+		if (chance(40))
+			put_u32_attr(m, PCIERR_A_RESET_TYPE, small);
+		break;
+	case PCIERR_CMD_ARM:
+		if (chance(90))
+			put_u32_attr(m, PCIERR_A_AUTO_BUDGET, small);
+		if (chance(40))
 			put_u32_attr(m, PCIERR_A_RESET_TYPE, small);
 		break;
 	case PCIERR_CMD_WATCH:
@@ -652,7 +665,8 @@ static void build_raw(struct msg *m)
 
 static bool is_mutating(uint8_t cmd)
 {
-	return cmd >= PCIERR_CMD_INJECT && cmd <= PCIERR_CMD_WATCH;
+	return (cmd >= PCIERR_CMD_INJECT && cmd <= PCIERR_CMD_WATCH) ||
+	       cmd == PCIERR_CMD_RECOVER || cmd == PCIERR_CMD_ARM;
 }
 
 struct sent {

@@ -248,10 +248,14 @@ static void print_notification(const struct pcierr_notification *n)
 		const struct pcierr_event *e = &n->event;
 
 		printf("event seq=%" PRIu64 " pe=%s dev=%s state=%s source=%s unavail_ms=%" PRIu32
-		       " gen=%" PRIu32 " ts=%" PRIu64 " pe_id=%" PRIu64 "\n", e->seq, e->pe, e->dev,
+		       " gen=%" PRIu32 " ts=%" PRIu64 " pe_id=%" PRIu64, e->seq, e->pe, e->dev,
 		       str_or_dash(pcierr_state_to_string(e->state)),
 		       str_or_dash(pcierr_source_to_string(e->source)), e->time_unavail_ms,
 		       e->error_gen, e->timestamp_ns, e->pe_id);
+		/* an armed PE's own RECOVER (PCIERR_CMD_ARM) */
+		if (e->auto_op_id)
+			printf(" auto_op_id=%" PRIu64, e->auto_op_id);
+		printf("\n");
 		break;
 	}
 	case PCIERR_NOTIFY_OP_DONE:
@@ -733,6 +737,44 @@ static int cmd_watch(int argc, char **argv)
 	return r;
 }
 
+/* PCIERR_CMD_ARM (issue 12): arm (1) or disarm (0) a PE; the arm lasts
+ * while this process's context does, so it only proves the command */
+static int cmd_arm(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pe-id", required_argument, NULL, 'i' },
+		{ "fundamental", no_argument, NULL, 'f' },
+		{}
+	};
+	enum pcierr_reset_type type = PCIERR_RESET_HOT;
+	struct pcierr_ctx *ctx = NULL;
+	char pe[PCIERR_ADDR_STRLEN];
+	uint64_t pe_id = 0;
+	uint32_t budget;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'f')
+			type = PCIERR_RESET_FUNDAMENTAL;
+		else if (c != 'i' || parse_pe_id(optarg, &pe_id) < 0)
+			return usage_msg("usage: arm PE 0|1 [--fundamental] [--pe-id ID]");
+	}
+	if (argc - optind != 2)
+		return usage_msg("usage: arm PE 0|1 [--fundamental] [--pe-id ID]");
+	if (pcierr_addr_normalize(argv[optind], pe) < 0)
+		return usage_bad("address", argv[optind]);
+	if (parse_u32(argv[optind + 1], &budget) < 0)
+		return usage_bad("budget", argv[optind + 1]);
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	pe_id = pe_id_for(ctx, pe, false, pe_id);
+	r = pcierr_arm(ctx, pe, pe_id, budget, type);
+	if (r < 0)
+		r = fail(r, ctx);
+	pcierr_ctx_free(ctx);
+	return r;
+}
+
 static int cmd_iochk(int argc, char **argv)
 {
 	struct pcierr_ctx *ctx = NULL;
@@ -1156,6 +1198,8 @@ static const struct {
 	{ "disable",   cmd_disable,   "PE [--no-wait] [--timeout SEC]: permanent failure, keep away" },
 	{ "enable",    cmd_enable,    "PE [--no-wait] [--timeout SEC]: undo disable" },
 	{ "watch",     cmd_watch,     "PE MS: presence watchdog interval (0 = off)" },
+	{ "arm",       cmd_arm,       "PE 0|1 [--fundamental]: pre-authorise one RECOVER (for as long\n"
+	  "             as this command runs: the arm goes with its socket)" },
 	{ "iochk",     cmd_iochk,     "DEV -- CMD [ARGS...]: errors of DEV while CMD ran" },
 	{ "dump-parts", cmd_dump_parts, "the GET_PE dump message by message: how PEs are split" },
 	{ "malformed", cmd_malformed, "send bad requests, check the kernel refuses each rightly" },

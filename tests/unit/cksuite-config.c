@@ -149,6 +149,9 @@ static const struct {
 	{ "[Policy]\nRecover=maybe\n", 2, "not a boolean" },
 	{ "[Policy]\nRecover=2\n", 2, "not a boolean" },
 	{ "[Policy]\nMetricsPath=metrics.prom\n", 2, "not an absolute path" },
+	{ "[Policy]\nAutoRecover=sometimes\n", 2, "not a boolean" },
+	{ "[Device 8086:10d3]\nAutoRecover=no\n", 2, "only allowed in [Policy]" },
+	{ "[State]\nAutoRecover=no\n", 2, "unknown key AutoRecover=" },
 	{ "[Device 8086:10d3]\nMetricsPath=/x\n", 2, "only allowed in [Policy]" },
 	{ "[Device 8086:10d3]\nFoo=1\n", 2, "unknown key Foo= in section [Device]" },
 	{ "[Device 8086:10d3]\nMaxFreezes=x\n", 2, "not a number" },
@@ -232,6 +235,24 @@ START_TEST(test_address)
 	} else {
 		ck_assert_int_eq(r, -EINVAL);
 	}
+}
+END_TEST
+
+/* [Policy] AutoRecover= (issue 12): yes by default, a boolean, empty resets */
+START_TEST(test_auto_recover)
+{
+	struct pcierr_config c;
+
+	pcierr_config_init(&c);
+	ck_assert(c.auto_recover);
+	ck_assert_int_eq(pcierr_config_parse_string(&c, "[Policy]\nAutoRecover=no\n", "t", NULL), 0);
+	ck_assert(!c.auto_recover);
+	ck_assert_int_eq(pcierr_config_parse_string(&c, "[Policy]\nAutoRecover=\n", "t", NULL), 0);
+	ck_assert(c.auto_recover);
+	ck_assert_int_eq(pcierr_config_parse_string(&c, "[Policy]\nAutoRecover=off\nAutoRecover=YES\n",
+						    "t", NULL), 0);
+	ck_assert(c.auto_recover);
+	pcierr_config_done(&c);
 }
 END_TEST
 
@@ -506,6 +527,7 @@ Suite *suite_config(void)
 	tc = tcase_create("invalid");
 	tcase_add_loop_test(tc, test_invalid, 0, (int)(sizeof(invalid) / sizeof(invalid[0])));
 	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_auto_recover);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("state");

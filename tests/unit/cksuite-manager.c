@@ -223,10 +223,23 @@ static void start_recover(unsigned int step_timeout_sec)
 	k->recover = true;
 }
 
+/* one RECOVER ran the whole callback path, told step by step, counted once */
+static void check_one_recover_told(void)
+{
+	struct device *d = manager_find_device(m, DEV_A);
+
+	fake_recover_string(k, cmds, sizeof(cmds));
+	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
+	/* every step is told as before, after the decision */
+	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_uint_eq(d->history.count, 1);
+	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+}
+
 START_TEST(recover_one_operation)
 {
-	struct device *d;
-
 	heard[0] = 0;
 	start_recover(30);
 	m->observer = &recorder;
@@ -235,17 +248,181 @@ START_TEST(recover_one_operation)
 	/* one command instead of four */
 	ck_assert_str_eq(commands(), "recover");
 	ck_assert_uint_eq(k->cmds[0].sync_since_event, 0);
-	fake_recover_string(k, cmds, sizeof(cmds));
-	ck_assert_str_eq(cmds, "error_detected=need_reset reset slot_reset=recovered resume=recovered");
-	/* every step is told as before, after the decision */
-	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
-			 "step:resume finished");
+	check_one_recover_told();
+	run_idle();
+	ck_assert_int_eq(slot_a()->state, PCIERR_PE_STATE_NORMAL);
+	stop();
+}
+END_TEST
+
+/* ---- pre-authorised automatic recovery (issue 12, PCIERR_CMD_ARM) ---- */
+
+/* a shim with RECOVER (and ARM if @arm), PE_A on backend @backend_a */
+static void start_arm(unsigned int max_freezes, bool arm, bool auto_recover,
+		      enum pcierr_backend backend_a)
+{
+	k = fake_kernel_new();
+	k->recover = true;
+	k->arm = arm;
+	fake_add_pe(k, PE_A, 0x0001, 1)->backend = backend_a;
+	fake_add_pe(k, PE_B, 0x0002, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->config.defaults.step_timeout_sec = 30;
+	m->config.defaults.max_freezes = max_freezes;
+	m->config.auto_recover = auto_recover;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+	run_idle();
+}
+
+static void start_auto(unsigned int max_freezes)
+{
+	start_arm(max_freezes, true, true, PCIERR_BACKEND_UNSPEC);
+}
+
+static bool a_counted_twice_idle(void)
+{
+	struct device *d = manager_find_device(m, DEV_A);
+
+	return d && d->history.count == 2 && !recovery_busy(slot_a()) &&
+	       m->counters.recoveries_succeeded + m->counters.recoveries_failed == 2;
+}
+
+static bool a_disabled(void)
+{
+	return strcmp(slot_a()->status.last_result, "disabled") == 0 && !recovery_busy(slot_a());
+}
+
+/* armed at start; the freeze recovered by the shim's own RECOVER, nothing
+ * sent; counted, told and re-armed as after a RECOVER pcierrd sent */
+START_TEST(auto_recover_taken)
+{
+	struct device *d;
+
+	heard[0] = 0;
+	start_auto(5);
+	m->observer = &recorder;
+	ck_assert(fake_armed(k, PE_A));
+	ck_assert(fake_armed(k, PE_B));
+	ck_assert(slot_a()->armed);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(k->n_auto, 1);
+	ck_assert_str_eq(commands(), "");
+	check_one_recover_told();
+	d = manager_find_device(m, DEV_A);
+	/* the next freeze would be recovered the same way: armed again */
+	run_idle();
+	ck_assert(fake_armed(k, PE_A));
+	inject_a();
+	ck_assert(run_until(a_counted_twice_idle, 5000000));
+	ck_assert_uint_eq(k->n_auto, 2);
+	ck_assert_str_eq(commands(), "");
+	ck_assert_uint_eq(d->history.count, 2);
+	stop();
+}
+END_TEST
+
+/* the next freeze would disable: not armed, pcierrd decides and sends */
+START_TEST(auto_not_armed_before_disable)
+{
+	start_auto(1);
+	ck_assert(fake_armed(k, PE_A));
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(k->n_auto, 1);
+	run_idle();
+	/* one more freeze is over MaxFreezes=1: the policy disables */
+	ck_assert(!fake_armed(k, PE_A));
+	ck_assert(!slot_a()->armed);
+	ck_assert(fake_armed(k, PE_B));
+	inject_a();
+	ck_assert(run_until(a_disabled, 5000000));
+	ck_assert_uint_eq(k->n_auto, 1);
+	ck_assert_str_eq(commands(), "disable");
+	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
+	run_idle();
+	ck_assert(!fake_armed(k, PE_A));
+	stop();
+}
+END_TEST
+
+/* AutoRecover=no: never armed, RECOVER sent as before */
+START_TEST(auto_recover_off)
+{
+	start_arm(5, true, false, PCIERR_BACKEND_UNSPEC);
+	ck_assert(!fake_armed(k, PE_A));
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_uint_eq(k->n_arms, 0);
+	ck_assert_uint_eq(k->n_auto, 0);
+	stop();
+}
+END_TEST
+
+/* the EVENT of an automatic RECOVER lost: the resync finds the PE busy
+ * with it, counts the freeze and awaits that RECOVER; nothing is sent */
+START_TEST(auto_lost_event_found_by_resync)
+{
+	struct device *d;
+
+	start_auto(5);
+	k->auto_complete = false;
+	k->drop_next_event = true;
+	inject_a();
+	run_idle();
+	ck_assert_uint_eq(k->n_auto, 1);
+	ck_assert(!recovery_busy(slot_a()));
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	ck_assert(recovery_busy(slot_a()));
+	ck_assert_uint_eq(slot_a()->op_id, k->last_auto_op_id);
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "");
 	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
 	d = manager_find_device(m, DEV_A);
 	ck_assert_uint_eq(d->history.count, 1);
-	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
-	run_idle();
-	ck_assert_int_eq(slot_a()->state, PCIERR_PE_STATE_NORMAL);
+	stop();
+}
+END_TEST
+
+/* an administrator's Reset is not the shim's to recover: disarmed first */
+START_TEST(auto_disarmed_for_admin_reset)
+{
+	char msg[256] = "";
+
+	start_auto(5);
+	ck_assert(fake_armed(k, PE_A));
+	ck_assert_int_eq(manager_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(k->n_disarms, 1);
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(k->n_auto, 0);
+	ck_assert_str_ne(commands(), "");
+	stop();
+}
+END_TEST
+
+/* an older shim (no ARM): asked once, then every freeze the usual way */
+START_TEST(auto_older_shim)
+{
+	start_arm(5, false, true, PCIERR_BACKEND_UNSPEC);
+	ck_assert(m->arm_unsupported);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "recover");
+	stop();
+}
+END_TEST
+
+/* pseries (RTAS) and EEH PEs: not armed */
+START_TEST(auto_not_on_rtas)
+{
+	start_arm(5, true, true, PCIERR_BACKEND_RTAS);
+	ck_assert(!fake_armed(k, PE_A));
+	ck_assert(fake_armed(k, PE_B));
 	stop();
 }
 END_TEST
@@ -808,7 +985,7 @@ START_TEST(state_load_sees_queued)
 		ck_assert_uint_eq(rec.error_gen, 7);
 		ck_assert(disabled);
 		ck_assert_str_eq(dis.message, "reseat");
-		ck_assert_int_eq(state_writer_clear_freeze(w, "k", 7), 0);
+		ck_assert_int_eq(state_writer_clear_freeze(w, "k", 7, 0), 0);
 		ck_assert_int_eq(state_writer_enable(w, "k"), 0);
 		ck_assert_int_eq(state_writer_load(w, st, "k", &rec, &dis, &disabled), 0);
 		ck_assert_uint_eq(rec.count, 0);
@@ -836,6 +1013,84 @@ static void state_dir_remove(const char *dir)
 	}
 	rmdir(dir);
 }
+
+/*
+ * Defect 7 (docs/reliability.md, VM scenario 33): the shim's error
+ * generations start again at each load. pcierrd counts A's freeze
+ * (generation 1) and stops; the shim is loaded again (a reboot, a
+ * reload) and A freezes once while no pcierrd runs (generation 1 again,
+ * its EVENT heard by nobody). The next pcierrd's resync must count that
+ * freeze: same generation, another load. Under the same load (the
+ * freeze pcierrd counted, left frozen when it stopped) it must not.
+ */
+static void restart_on_freeze_record(bool new_load)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_freeze_record rec;
+	struct device *d;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	for (int run = 0; run < 2; run++) {
+		if (run == 0 || new_load) {
+			if (k)
+				fake_kernel_free(k);
+			k = fake_kernel_new();
+			k->load_id = run == 0 ? 0x1111 : 0x2222;
+			fake_add_pe(k, PE_A, 0x0001, 1);
+		}
+		if (run == 1) {
+			struct pcierr_pe *pe = fake_pe(k, PE_A);
+
+			if (new_load) {
+				/* frozen under the new load, the EVENT lost */
+				k->drop_next_event = true;
+				fake_event(k, DEV_A, PCIERR_STATE_FROZEN);
+			} else {
+				/* left frozen, generation 1, counted */
+				pe->state = PCIERR_PE_STATE_FROZEN;
+				for (size_t i = 0; i < pe->n_devices; i++)
+					pe->devices[i].state = PCIERR_STATE_FROZEN;
+			}
+			ck_assert_uint_eq(((struct pcierr_device *)
+					   pcierr_pe_find_device(pe, DEV_A))->error_gen, 1);
+		}
+		ck_assert_int_eq(manager_new(&m), 0);
+		m->kops = &fake_kernel_ops;
+		m->no_udev = true;
+		ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+		ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+		ck_assert_int_eq(manager_prepare(m, false), 0);
+		ck_assert_int_eq(manager_start(m), 0);
+		if (run == 0)
+			inject_a();
+		ck_assert(run_until(a_idle_with_result, 5000000));
+		ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
+		d = manager_find_device(m, DEV_A);
+		ck_assert_int_eq(pcierr_state_load_freeze(m->state, d->key, &rec), 1);
+		ck_assert_uint_eq(rec.error_gen, 1);
+		ck_assert_uint_eq(rec.load_id, k->load_id);
+		ck_assert_uint_eq(rec.count, run == 1 && new_load ? 2 : 1);
+		ck_assert_uint_eq(d->history.count, rec.count);
+		ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+		m = manager_free(m);
+	}
+	fake_kernel_free(k);
+	k = NULL;
+	state_dir_remove(dir);
+}
+
+START_TEST(restart_new_load_counts_freeze)
+{
+	restart_on_freeze_record(true);
+}
+END_TEST
+
+START_TEST(restart_same_load_counted_before)
+{
+	restart_on_freeze_record(false);
+}
+END_TEST
 
 START_TEST(state_written_after)
 {
@@ -878,6 +1133,359 @@ START_TEST(state_written_after)
 	}
 	pcierr_state_close(st);
 	state_dir_remove(dir);
+}
+END_TEST
+
+/* ---- issue 11 point 7: an operation that ends while pcierrd is dead ---- */
+
+/* a pcierrd on the state at path and the fake kernel k (kept across) */
+static void start_stored(const char *path, unsigned int max_freezes)
+{
+	heard[0] = 0;
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->observer = &recorder;
+	m->config.defaults.step_timeout_sec = 30;
+	if (max_freezes)
+		m->config.defaults.max_freezes = max_freezes;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(manager_start(m), 0);
+}
+
+/* a fresh state directory (dir: a mkdtemp template) and fake kernel with PE_A */
+static void stored_setup(char *dir, char *path, size_t size, bool recover)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, size, "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	k->recover = recover;
+}
+
+static void stored_teardown(const char *dir)
+{
+	fake_kernel_free(k);
+	k = NULL;
+	state_dir_remove(dir);
+}
+
+/* SIGKILL, with what it had queued written (it had seconds to) */
+static void kill_stored(void)
+{
+	ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
+	m = manager_free(m);
+}
+
+struct kinds {
+	unsigned int n[__PCIERR_HISTORY_KIND_MAX];
+	unsigned int recover_started;
+	char recoveries[256];	/* the "recovery" entries' results */
+};
+
+static int count_kind(const struct pcierr_history_entry *e, void *userdata)
+{
+	struct kinds *c = userdata;
+
+	c->n[e->kind]++;
+	if (e->kind == PCIERR_HISTORY_STEP && e->step && strcmp(e->step, "recover") == 0 &&
+	    e->result && strcmp(e->result, "started") == 0)
+		c->recover_started++;
+	if (e->kind == PCIERR_HISTORY_RECOVERY) {
+		size_t l = strlen(c->recoveries);
+
+		snprintf(c->recoveries + l, sizeof(c->recoveries) - l, "%s%s", l ? " " : "",
+			 e->result ? e->result : "?");
+	}
+	return 0;
+}
+
+/* the history of PE_A and DEV_A's committed freeze count, read afresh */
+static void stored(const char *path, const char *key, struct kinds *c, unsigned int *count)
+{
+	struct pcierr_state *st = NULL;
+	struct pcierr_freeze_record rec = { 0 };
+
+	memset(c, 0, sizeof(*c));
+	ck_assert_int_eq(pcierr_state_open(path, &st), 0);
+	ck_assert_int_ge(pcierr_state_query_history(st, &(struct pcierr_history_filter) {
+		.pe = PE_A }, count_kind, c), 0);
+	ck_assert_int_ge(pcierr_state_load_freeze(st, key, &rec), 0);
+	*count = rec.count;
+	pcierr_state_close(st);
+}
+
+/*
+ * Scenario 31 with the PE armed (AutoRecover=yes, the default): the shim
+ * starts the RECOVER itself, pcierrd counts the freeze, writes the
+ * "recover started" mark and is SIGKILLed; the RECOVER ends while no
+ * pcierrd runs. The restarted pcierrd records its end once, as for a
+ * RECOVER it had sent.
+ */
+START_TEST(auto_recover_done_while_down_recorded_once)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	struct kinds c;
+	unsigned int count;
+
+	stored_setup(dir, path, sizeof(path), true);
+	k->arm = true;
+	start_stored(path, 0);
+	run_idle();
+	ck_assert(fake_armed(k, PE_A));
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_uint_eq(k->n_auto, 1);
+	ck_assert_str_eq(commands(), "");
+	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
+	kill_stored();
+	stored(path, key, &c, &count);
+	ck_assert_uint_eq(c.recover_started, 1);
+	ck_assert_uint_eq(c.n[PCIERR_HISTORY_RECOVERY], 0);
+	ck_assert_uint_eq(count, 1);
+
+	k->drop_op = PCIERR_CMD_RECOVER;
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert_int_eq(fake_pe(k, PE_A)->state, PCIERR_PE_STATE_NORMAL);
+	k->auto_complete = true;
+
+	start_stored(path, 0);
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	run_idle();
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(commands(), "");
+	ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 1);
+	kill_stored();
+	stored(path, key, &c, &count);
+	ck_assert_uint_eq(c.n[PCIERR_HISTORY_RECOVERY], 1);
+	ck_assert_uint_eq(count, 1);
+	stored_teardown(dir);
+}
+END_TEST
+
+/*
+ * Scenario 31: pcierrd sends the RECOVER and is SIGKILLed; the kernel's
+ * RECOVER ends while no pcierrd runs (its completion reaches nobody). The
+ * pcierrd started afresh finds the PE normal: before, it recorded
+ * nothing (no RecoveryFinished, the history without an end). It must take
+ * the RECOVER's steps up from GET_PE's last operation and record the end
+ * once: not again on a later resync, nor after a further restart; the
+ * freeze counted once, by the first.
+ */
+START_TEST(recover_done_while_down_recorded_once)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	struct kinds c;
+	unsigned int count;
+
+	stored_setup(dir, path, sizeof(path), true);
+	start_stored(path, 0);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_str_eq(heard, "error started");
+	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
+	kill_stored();
+	stored(path, key, &c, &count);
+	ck_assert_uint_eq(c.recover_started, 1);
+	ck_assert_uint_eq(c.n[PCIERR_HISTORY_RECOVERY], 0);
+	ck_assert_uint_eq(count, 1);
+
+	/* the kernel goes on and ends it; nobody hears */
+	k->drop_op = PCIERR_CMD_RECOVER;
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert_int_eq(fake_pe(k, PE_A)->state, PCIERR_PE_STATE_NORMAL);
+	k->auto_complete = true;
+
+	start_stored(path, 0);
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	run_idle();
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(heard, "started step:error_detected step:reset step:slot_reset "
+			 "step:resume finished");
+	/* nothing sent again, nothing counted again */
+	ck_assert_str_eq(commands(), "recover");
+	ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 1);
+	ck_assert_uint_eq(m->counters.recoveries_started, 1);
+	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+	/* a later resync leaves it */
+	heard[0] = 0;
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	run_idle();
+	ck_assert_str_eq(heard, "");
+	kill_stored();
+
+	/* and so does a further restart: the end is in the history now */
+	start_stored(path, 0);
+	run_idle();
+	ck_assert_str_eq(heard, "");
+	ck_assert(!recovery_busy(slot_a()));
+	ck_assert_uint_eq(m->counters.recoveries_started, 0);
+	m = manager_free(m);
+
+	stored(path, key, &c, &count);
+	ck_assert_uint_eq(c.recover_started, 1);
+	ck_assert_str_eq(c.recoveries, "recovered");
+	ck_assert_uint_eq(c.n[PCIERR_HISTORY_EVENT], 1);
+	/* recover started, then the four steps of the restarted one */
+	ck_assert_uint_eq(c.n[PCIERR_HISTORY_STEP], 5);
+	ck_assert_uint_eq(count, 1);
+	stored_teardown(dir);
+}
+END_TEST
+
+/*
+ * The RECOVER stopped short while pcierrd was dead (its reset failed):
+ * the restarted pcierrd takes its steps up and the policy goes on from the
+ * failed reset (a bigger one, step by step), as it would have had it
+ * heard the completion; not a recovery started afresh from error_detected.
+ */
+START_TEST(recover_stopped_while_down_goes_on)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	struct kinds c;
+	unsigned int count;
+
+	stored_setup(dir, path, sizeof(path), true);
+	k->reset_error = ENODATA;
+	start_stored(path, 0);
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "recover");
+	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
+	kill_stored();
+	k->drop_op = PCIERR_CMD_RECOVER;
+	ck_assert(fake_complete(k, PE_A));
+	ck_assert_int_eq(k->last_recover.stop, PCIERR_RECOVER_STOP_FAILED);
+	k->auto_complete = true;
+
+	start_stored(path, 0);
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_str_eq(commands(), "recover reset:fundamental report:slot_reset report:resume");
+	ck_assert_str_eq(heard, "started step:error_detected step:reset step:reset "
+			 "step:slot_reset step:resume finished");
+	ck_assert_uint_eq(m->counters.recoveries_started, 1);
+	m = manager_free(m);
+	stored(path, key, &c, &count);
+	ck_assert_str_eq(c.recoveries, "recovered");
+	ck_assert_uint_eq(count, 1);
+	stored_teardown(dir);
+}
+END_TEST
+
+/* the same RECOVER ended with pcierrd alive: a restart records nothing */
+START_TEST(recover_done_alive_restart_quiet)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	struct kinds c;
+	unsigned int count;
+
+	stored_setup(dir, path, sizeof(path), true);
+	start_stored(path, 0);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
+	kill_stored();
+	start_stored(path, 0);
+	run_idle();
+	ck_assert_str_eq(heard, "");
+	ck_assert_uint_eq(m->counters.recoveries_started, 0);
+	m = manager_free(m);
+	stored(path, key, &c, &count);
+	ck_assert_uint_eq(c.recover_started, 1);
+	ck_assert_str_eq(c.recoveries, "recovered");
+	ck_assert_uint_eq(count, 1);
+	stored_teardown(dir);
+}
+END_TEST
+
+/*
+ * Issue 11 point 7, the "disable" kill point: MaxFreezes 1, the second
+ * freeze disables; pcierrd SIGKILLed while the kernel runs the DISABLE.
+ * done_before: the DISABLE ends before the restart; else after it (the
+ * restarted pcierrd hears the completion of an operation it did not
+ * send). Either way the recovery's end is recorded once ("disabled",
+ * PermanentlyDisabled), the identity disabled once, no freeze counted
+ * again; a further restart records nothing.
+ */
+static void disable_while_down(bool done_before)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	struct kinds c;
+	unsigned int count;
+
+	stored_setup(dir, path, sizeof(path), false);
+	start_stored(path, 1);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	k->auto_complete = false;
+	inject_a();
+	run_idle();
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset "
+			 "report:resume disable");
+	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
+	kill_stored();
+	stored(path, key, &c, &count);
+	ck_assert_uint_eq(c.n[PCIERR_HISTORY_DISABLE], 1);
+	ck_assert_str_eq(c.recoveries, "recovered");
+	ck_assert_uint_eq(count, 2);
+
+	if (done_before) {
+		k->drop_op = PCIERR_CMD_DISABLE;
+		ck_assert(fake_complete(k, PE_A));
+		ck_assert_int_eq(fake_pe(k, PE_A)->state, PCIERR_PE_STATE_DISABLED);
+	}
+	start_stored(path, 1);
+	run_idle();
+	if (!done_before) {
+		/* still running: waited for */
+		ck_assert_str_eq(heard, "");
+		ck_assert(fake_complete(k, PE_A));
+	}
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	run_idle();
+	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
+	ck_assert_str_eq(heard, "started step:disable finished disabled");
+	ck_assert_ptr_nonnull(strstr(slot_a()->status.message, "pcierrctl enable"));
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset "
+			 "report:resume disable");
+	ck_assert_uint_eq(m->counters.permanent_disables, 1);
+	heard[0] = 0;
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	run_idle();
+	ck_assert_str_eq(heard, "");
+	kill_stored();
+
+	start_stored(path, 1);
+	run_idle();
+	ck_assert_str_eq(heard, "");
+	ck_assert_uint_eq(m->counters.recoveries_started, 0);
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset "
+			 "report:resume disable");
+	m = manager_free(m);
+	stored(path, key, &c, &count);
+	ck_assert_uint_eq(c.n[PCIERR_HISTORY_DISABLE], 1);
+	ck_assert_str_eq(c.recoveries, "recovered disabled");
+	ck_assert_uint_eq(count, 2);
+	stored_teardown(dir);
+}
+
+START_TEST(disable_done_while_down_recorded_once)
+{
+	disable_while_down(true);
+}
+END_TEST
+
+START_TEST(disable_done_after_restart_recorded_once)
+{
+	disable_while_down(false);
 }
 END_TEST
 
@@ -1580,6 +2188,13 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, recover_stops_at_disconnect);
 	tcase_add_test(tc, recover_stops_at_slot_reset);
 	tcase_add_test(tc, recover_failed_reset_goes_on);
+	tcase_add_test(tc, auto_recover_taken);
+	tcase_add_test(tc, auto_not_armed_before_disable);
+	tcase_add_test(tc, auto_recover_off);
+	tcase_add_test(tc, auto_lost_event_found_by_resync);
+	tcase_add_test(tc, auto_disarmed_for_admin_reset);
+	tcase_add_test(tc, auto_older_shim);
+	tcase_add_test(tc, auto_not_on_rtas);
 	tcase_add_test(tc, recover_lost_completion);
 	tcase_add_test(tc, recover_lost_without_last_op);
 	tcase_add_test(tc, recover_refused_falls_back);
@@ -1599,6 +2214,14 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, kernel_aer_without_end);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);
+	tcase_add_test(tc, restart_new_load_counts_freeze);
+	tcase_add_test(tc, restart_same_load_counted_before);
+	tcase_add_test(tc, recover_done_while_down_recorded_once);
+	tcase_add_test(tc, auto_recover_done_while_down_recorded_once);
+	tcase_add_test(tc, recover_done_alive_restart_quiet);
+	tcase_add_test(tc, recover_stopped_while_down_goes_on);
+	tcase_add_test(tc, disable_done_while_down_recorded_once);
+	tcase_add_test(tc, disable_done_after_restart_recorded_once);
 	tcase_add_test(tc, state_load_sees_queued);
 	tcase_add_test(tc, config_state_section);
 	tcase_add_test(tc, storm_folded_cheaply);

@@ -52,6 +52,35 @@ START_TEST(test_event)
 }
 END_TEST
 
+/* issue 12: an EVENT naming the RECOVER an armed PE started (ARM) */
+START_TEST(test_event_auto_op_id)
+{
+	struct pcierr_notification *n = NULL;
+	struct nl_msg *m;
+
+	/* none: 0 */
+	m = ck_build_event(1);
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_uint_eq(n->event.auto_op_id, 0);
+	pcierr_notification_free(n);
+	free_msg(&m);
+
+	m = ck_build_event(2);
+	ck_assert_int_eq(nla_put_u64(m, PCIERR_A_AUTO_OP_ID, 0x1234567890ULL), 0);
+	ck_assert_int_eq(parse(m, &n), 0);
+	ck_assert_uint_eq(n->event.auto_op_id, 0x1234567890ULL);
+	ck_assert_uint_eq(n->event.seq, 2);
+	pcierr_notification_free(n);
+	free_msg(&m);
+
+	/* a u32 where a u64 belongs: malformed */
+	m = ck_build_event(3);
+	ck_assert_int_eq(nla_put_u32(m, PCIERR_A_AUTO_OP_ID, 7), 0);
+	ck_assert_int_eq(parse(m, &n), -EBADMSG);
+	free_msg(&m);
+}
+END_TEST
+
 /* pseries: the platform error detail an EVENT carries (docs/pseries.md) */
 START_TEST(test_event_detail)
 {
@@ -895,6 +924,7 @@ Suite *suite_notify(void)
 	tc = tcase_create("good");
 	tcase_add_test(tc, test_event);
 	tcase_add_test(tc, test_event_detail);
+	tcase_add_test(tc, test_event_auto_op_id);
 	tcase_add_test(tc, test_op_done_report);
 	tcase_add_loop_test(tc, test_op_done_other, 0, ARRAY_SIZE(other_ops));
 	tcase_add_test(tc, test_recover_done);

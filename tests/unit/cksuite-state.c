@@ -112,7 +112,7 @@ START_TEST(test_open_create)
 	ck_assert_int_eq(access(dbpath, F_OK), -1);
 	s = open_db();
 	ck_assert_int_eq(access(dbpath, F_OK), 0);
-	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
+	ck_assert_int_eq(pcierr_state_schema_version(s), 3);
 	ck_assert_int_eq(pcierr_state_schema_version(s), PCIERR_STATE_SCHEMA_VERSION);
 	ck_assert_str_eq(pcierr_state_errmsg(s), "");
 	ck_assert(!pcierr_state_in_transaction(s));
@@ -120,15 +120,15 @@ START_TEST(test_open_create)
 	ck_assert_ptr_null(s);
 
 	/* persistent settings, seen from outside */
-	ck_assert_int_eq(raw_int("PRAGMA user_version"), 2);
+	ck_assert_int_eq(raw_int("PRAGMA user_version"), 3);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
 
 	/* opening again migrates nothing and keeps the version */
 	s = open_db();
-	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
+	ck_assert_int_eq(pcierr_state_schema_version(s), 3);
 
 	ck_assert_int_eq(pcierr_state_open(":memory:", &m), 0);
-	ck_assert_int_eq(pcierr_state_schema_version(m), 2);
+	ck_assert_int_eq(pcierr_state_schema_version(m), 3);
 }
 END_TEST
 
@@ -275,7 +275,7 @@ START_TEST(test_migrate_v1)
 	ck_assert_int_eq(raw_int("PRAGMA user_version"), 1);
 
 	s = open_db();
-	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
+	ck_assert_int_eq(pcierr_state_schema_version(s), 3);
 
 	/* the rows are intact, the new columns have their defaults */
 	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
@@ -283,6 +283,7 @@ START_TEST(test_migrate_v1)
 	ck_assert_uint_eq(got.first_usec, T0);
 	ck_assert_uint_eq(got.last_usec, T0 + 42);
 	ck_assert_uint_eq(got.error_gen, 0);
+	ck_assert_uint_eq(got.load_id, 0);
 	ck_assert(!got.disabled);
 	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_B, &got), 1);
 	ck_assert_uint_eq(got.count, 6);
@@ -322,7 +323,7 @@ START_TEST(test_migrate_v1)
 	ck_assert_uint_eq(n, 1);
 	s = pcierr_state_close(s);
 
-	ck_assert_int_eq(raw_int("PRAGMA user_version"), 2);
+	ck_assert_int_eq(raw_int("PRAGMA user_version"), 3);
 	ck_assert_int_eq(raw_int(ROWS_SQL), 20102);
 	ck_assert_int_eq(raw_int("SELECT error_gen FROM freeze WHERE identity = '" KEY_B "'"), 5);
 	ck_assert_int_eq(raw_int("SELECT error_gen FROM freeze WHERE identity = '" KEY_A "'"), 0);
@@ -354,7 +355,7 @@ START_TEST(test_migrate_v1_fails)
 	/* out of the way: it goes through */
 	raw_exec("DROP INDEX disabled_pe");
 	s = open_db();
-	ck_assert_int_eq(pcierr_state_schema_version(s), 2);
+	ck_assert_int_eq(pcierr_state_schema_version(s), 3);
 	pcierr_state_close(s);
 	ck_assert_int_eq(raw_int(ROWS_SQL), 20102);
 }
@@ -392,11 +393,23 @@ START_TEST(test_error_gen)
 	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_B, &got), 1);
 	ck_assert_uint_eq(got.error_gen, 0x80000000U);
 
+	/* the shim's load it belongs to: any non-negative int64 */
+	r.load_id = INT64_MAX;
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_B, &r), 0);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_B, &got), 1);
+	ck_assert_uint_eq(got.load_id, (uint64_t) INT64_MAX);
+	ck_assert_uint_eq(got.error_gen, 0x80000000U);
+	r.load_id = (uint64_t) INT64_MAX + 1;
+	ck_assert_int_eq(pcierr_state_save_freeze(s, KEY_B, &r), -EINVAL);
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 1);
+	ck_assert_uint_eq(got.load_id, 0);
+
 	/* gone with the record */
 	ck_assert_int_eq(pcierr_state_clear_freeze(s, KEY_A), 1);
 	memset(&got, 0xaa, sizeof(got));
 	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &got), 0);
 	ck_assert_uint_eq(got.error_gen, 0);
+	ck_assert_uint_eq(got.load_id, 0);
 
 	/* the database refuses what is not a u32 */
 	s = pcierr_state_close(s);
@@ -686,6 +699,62 @@ START_TEST(test_history_query)
 		ck_assert_str_eq(h[i].message, msg);
 	}
 	pcierr_history_free(h, n);
+}
+END_TEST
+
+/* Where a PE's history leaves its last recovery (a restart's question,
+ * issue 11 point 7): the newest of recovery, disable, recover started */
+static void mark(struct pcierr_state *s, const char *pe, enum pcierr_history_kind kind,
+		 const char *step, const char *result, const char *message)
+{
+	static pcierr_usec_t t = T0;
+	struct pcierr_history_entry e = {
+		.time_usec = t++, .pe = pe, .kind = kind, .step = step, .result = result,
+		.message = message,
+	};
+
+	ck_assert_int_eq(pcierr_state_append_history(s, &e, NULL), 0);
+}
+
+START_TEST(test_last_recovery_mark)
+{
+	_cleanup_state_ struct pcierr_state *s = open_db();
+	enum pcierr_history_kind kind = __PCIERR_HISTORY_KIND_MAX;
+	uint64_t op = 99;
+	const char *pe = "0000:00:1c.0", *other = "0000:00:1c.1";
+
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 0);
+	mark(s, pe, PCIERR_HISTORY_EVENT, "frozen", "", "seq 1");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 0);
+	mark(s, pe, PCIERR_HISTORY_STEP, "recover", "started", "operation 17");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_STEP);
+	ck_assert_uint_eq(op, 17);
+	/* steps of it, another PE's end: still open */
+	mark(s, pe, PCIERR_HISTORY_STEP, "error_detected", "need_reset", "");
+	mark(s, pe, PCIERR_HISTORY_STEP, "recover", "ok", "operation 5");
+	mark(s, other, PCIERR_HISTORY_RECOVERY, "callbacks", "recovered", "");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_STEP);
+	ck_assert_uint_eq(op, 17);
+	mark(s, pe, PCIERR_HISTORY_RECOVERY, "callbacks", "recovered", "");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_RECOVERY);
+	ck_assert_uint_eq(op, 0);
+	mark(s, pe, PCIERR_HISTORY_DISABLE, "", "disabled", "froze 6 times");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_DISABLE);
+	/* a mark without its number: no operation named */
+	mark(s, pe, PCIERR_HISTORY_STEP, "recover", "started", "");
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, pe, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_STEP);
+	ck_assert_uint_eq(op, 0);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, other, &kind, &op), 1);
+	ck_assert_int_eq(kind, PCIERR_HISTORY_RECOVERY);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, "", &kind, &op), -EINVAL);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(s, "0000:00:1c.0:way-too-long-for-an-address",
+							 &kind, &op), -EINVAL);
+	ck_assert_int_eq(pcierr_state_last_recovery_mark(NULL, pe, &kind, &op), -EINVAL);
 }
 END_TEST
 
@@ -1312,6 +1381,7 @@ Suite *suite_state(void)
 	tcase_add_loop_test(tc, test_history_query, 0, ELEMENTSOF(hq));
 	tcase_add_loop_test(tc, test_history_address, 0, ELEMENTSOF(hqa));
 	tcase_add_test(tc, test_history_callback);
+	tcase_add_test(tc, test_last_recovery_mark);
 	tcase_add_test(tc, test_statement_cache);
 	tcase_add_test(tc, test_statement_nested);
 	suite_add_tcase(s, tc);

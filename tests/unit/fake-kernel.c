@@ -151,11 +151,14 @@ struct pcierr_pe *fake_add_pe(struct fake_kernel *k, const char *addr, unsigned 
 	return pe;
 }
 
+static void finish_op(struct fake_kernel *k, const struct fake_op *o);
+
 void fake_event(struct fake_kernel *k, const char *dev, enum pcierr_channel_state state)
 {
 	struct pcierr_pe *pe = pe_of_device(k, dev);
 	struct pcierr_device *d = pe ? (struct pcierr_device *)pcierr_pe_find_device(pe, dev) : NULL;
 	struct pcierr_notification n = { .type = PCIERR_NOTIFY_EVENT };
+	struct fake_op auto_op = { 0 };
 
 	if (!d)
 		abort();
@@ -170,11 +173,35 @@ void fake_event(struct fake_kernel *k, const char *dev, enum pcierr_channel_stat
 	n.event.state = state;
 	n.event.source = PCIERR_SOURCE_INJECT;
 	n.event.error_gen = d->error_gen;
-	if (k->drop_next_event) {
-		k->drop_next_event = false;
-		return;
+	/* the shim's auto.c: the first detection after the ARM; its RECOVER
+	 * queued after the EVENT (the EVENT comes first) */
+	if (pe - k->pes < 64 && k->armed_id[pe - k->pes] != 0) {
+		if (k->armed_id[pe - k->pes] == pe->id && state == PCIERR_STATE_FROZEN &&
+		    !(pe->flags & PCIERR_PE_F_BUSY)) {
+			auto_op = (struct fake_op) { .op = PCIERR_CMD_RECOVER,
+						     .op_id = k->next_op_id++ };
+			snprintf(auto_op.pe, sizeof(auto_op.pe), "%s", pe->addr);
+			pe->flags |= PCIERR_PE_F_BUSY;
+			if (!k->no_last_op)
+				pe->last_op = (struct pcierr_last_op) { .op_id = auto_op.op_id,
+									.op = auto_op.op };
+			n.event.auto_op_id = auto_op.op_id;
+			k->last_auto_op_id = auto_op.op_id;
+			k->n_auto++;
+		}
+		k->armed_id[pe - k->pes] = 0;
+		pe->flags &= ~PCIERR_PE_F_ARMED;
 	}
-	push(k, &n);
+	if (k->drop_next_event)
+		k->drop_next_event = false;
+	else
+		push(k, &n);
+	if (auto_op.op_id == 0)
+		return;
+	if (k->auto_complete)
+		finish_op(k, &auto_op);
+	else if (k->n_inflight < 64)
+		k->inflight[k->n_inflight++] = auto_op;
 }
 
 void fake_overflow(struct fake_kernel *k, enum pcierr_overflow_reason reason)
@@ -661,6 +688,7 @@ static int f_stats_get(struct pcierr_ctx *ctx, struct pcierr_stats *ret)
 {
 	ctx->k->sync_since_event++;
 	memset(ret, 0, sizeof(*ret));
+	ret->counter[PCIERR_STAT_LOAD_ID] = ctx->k->load_id;
 	return ctx->k->gone ? -ENOTCONN : 0;
 }
 
@@ -758,6 +786,45 @@ static int f_last_recover(struct pcierr_ctx *ctx, const char *addr,
 	return 0;
 }
 
+static int f_arm(struct pcierr_ctx *ctx, const char *addr, uint64_t id, uint32_t budget,
+		 enum pcierr_reset_type type)
+{
+	struct fake_kernel *k = ctx->k;
+	struct pcierr_pe *pe;
+
+	if (k->gone)
+		return -ENOTCONN;
+	if (!k->arm)
+		return -EOPNOTSUPP;
+	pe = fake_pe(k, addr);
+	if (!pe)
+		return -ENODEV;
+	if (pe->id != id)
+		return -ESTALE;
+	if (pe - k->pes >= 64)
+		return -ENOSPC;		/* the double's limit */
+	if (budget > 1 || (budget && !(pe->reset_types & (1U << type))))
+		return budget > 1 ? -EINVAL : -EOPNOTSUPP;
+	k->armed_id[pe - k->pes] = budget ? id : 0;
+	k->armed_type[pe - k->pes] = type;
+	if (budget) {
+		pe->flags |= PCIERR_PE_F_ARMED;
+		k->n_arms++;
+	} else {
+		pe->flags &= ~PCIERR_PE_F_ARMED;
+		k->n_disarms++;
+	}
+	return 0;
+}
+
+bool fake_armed(struct fake_kernel *k, const char *addr)
+{
+	struct pcierr_pe *pe = fake_pe(k, addr);
+
+	return pe && pe - k->pes < 64 && k->armed_id[pe - k->pes] != 0 &&
+	       k->armed_id[pe - k->pes] == pe->id;
+}
+
 const struct kernel_ops fake_kernel_ops = {
 	.ctx_new = f_ctx_new,
 	.ctx_free = f_ctx_free,
@@ -781,6 +848,7 @@ const struct kernel_ops fake_kernel_ops = {
 	.enable = f_enable,
 	.recover = f_recover,
 	.last_recover = f_last_recover,
+	.arm = f_arm,
 };
 
 void fake_cmds_string(const struct fake_kernel *k, char *buf, size_t size)

@@ -66,6 +66,7 @@ struct fake_kernel {
 	bool no_last_op;	/* as ABI v1: GET_PE tells no last operation */
 	int fail_dumps;		/* that many dumps fail with -EAGAIN */
 	bool gone;		/* the shim is unloaded */
+	uint64_t load_id;	/* GET_STATS' PCIERR_STAT_LOAD_ID (0: none) */
 	/* answers to REPORT, per step: every aware device answers this */
 	enum pcierr_result answer[__PCIERR_STEP_MAX];
 
@@ -80,6 +81,15 @@ struct fake_kernel {
 	 * devices back; off: those change nothing (the older tests) */
 	bool model_hotplug;
 	size_t removed_devices[64];	/* per PE index: the count hidden */
+
+	/* ARM (issue 12): refused with EOPNOTSUPP (an older module) unless
+	 * set; an armed PE's next FROZEN event starts a RECOVER itself (not
+	 * in cmds: n_auto counts them), any event disarms */
+	bool arm;
+	unsigned int n_arms, n_disarms, n_auto;
+	uint64_t armed_id[64];		/* per PE index: the id armed for, 0: not */
+	enum pcierr_reset_type armed_type[64];
+	uint64_t last_auto_op_id;
 };
 
 extern const struct kernel_ops fake_kernel_ops;
@@ -106,6 +116,9 @@ void fake_raw_op_done(struct fake_kernel *k, uint64_t op_id, enum pcierr_cmd op,
 /* Complete the operation in flight on pe (its OP_DONE queued unless
  * dropped); returns false when none */
 bool fake_complete(struct fake_kernel *k, const char *pe);
+
+/* Is the PE armed (PCIERR_PE_F_ARMED)? */
+bool fake_armed(struct fake_kernel *k, const char *pe);
 
 /* The commands sent, as "report:error_detected reset:hot ..." */
 void fake_cmds_string(const struct fake_kernel *k, char *buf, size_t size);

@@ -92,14 +92,10 @@ VM_SOAK_SCEN  := 41-pcierrd-bus-abuse 42-pcierrd-storm
 # Fault scenarios of issue 11 that fail on a known defect go here, by name
 # and in the open ("make vm-faults-defects" runs them and fails until they
 # are mended). 26 and 29 pass since branch k-faults, 28 and 30 since
-# branch d-faults. 31: pcierrd killed as error_detected returns, the
-# kernel's RECOVER ends before pcierrd is back, and the restarted pcierrd
-# records no end of that recovery (docs/reliability.md, "Faults").
-VM_FAULTS_DEFECTS := 31-pcierrd-kill-recover-done
-# 32: a freeze found by pcierrd's start-up resync under a new shim (reboot,
-# reload) whose error generation equals the one stored under the old shim
-# is taken for one counted before: not counted (docs/reliability.md)
-VM_FAULTS_DEFECTS += 33-pcierrd-stale-error-gen
+# branch d-faults, 31 since branch d-resync (the restarted pcierrd
+# records the end of a RECOVER that ended while it was dead), 33 since
+# branch load-id (the shim's load id).
+VM_FAULTS_DEFECTS :=
 VM_CHECK_SCEN := $(filter-out $(VM_SOAK_SCEN) $(VM_FAULTS_DEFECTS),$(sort $(basename $(notdir \
 	$(wildcard $(VM_DIR)/scenarios/[0-9]*.sh)))))
 

@@ -11,6 +11,11 @@
 #   the Device's FreezeCount is 1, the Slot's LastResult recovered, the
 #   channel state normal; the NIC works afterwards (driver bound, carrier,
 #   sane registers read through the driver).
+#   Issue 12, pre-authorised auto-recover: pcierrd arms the PE
+#   (PCIERR_PE_F_ARMED in the shim's dump) and the shim starts the
+#   RECOVER itself (pcierrd sends none and says it awaits the shim's); the
+#   PE is armed again after the recovery and disarmed when pcierrd exits
+#   (its socket closes: NETLINK_URELEASE).
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$RP_E1000E
@@ -42,6 +47,11 @@ h=$(dev_prop "$DEV" Handlers)
 echo "  Handlers: $h"
 case "$h" in *'"error_detected"'*'"slot_reset"'*) ;; *) fail "Handlers of the e1000e lack error_detected/slot_reset: $h" ;; esac
 ok "Handlers name error_detected and slot_reset"
+# issue 12: armed (PCIERR_PE_F_ARMED = 0x8)
+armed() { [ $(($(pe_flags "$PE") & 8)) -ne 0 ]; }
+not_armed() { ! armed; }
+wait_until 10 armed || fail "pcierrd did not arm $PE (pe_flags $(pe_flags "$PE"))"
+ok "$PE armed by pcierrd (pe_flags $(pe_flags "$PE"))"
 started0=$(mgr_prop RecoveriesStarted)
 succ0=$(mgr_prop RecoveriesSucceeded)
 resets0=$(nl_stat resets)
@@ -109,4 +119,12 @@ expect "GetHistory of $PE (kind step result)" "$kinds" \
 	"event,step error_detected need_reset,step reset ok,step slot_reset recovered,step resume recovered,recovery callbacks recovered,"
 
 nic_works "$DEV" "after the recovery"
+# issue 12: the shim's own RECOVER, awaited; armed again; disarmed at exit
+grep -q "Slot $PE: recover [0-9]* started by the shim itself (armed)" "$PD_LOG" ||
+	fail "pcierrd did not take up the shim's own RECOVER (no 'started by the shim itself' in $PD_LOG)"
+ok "the freeze was recovered by the shim's own RECOVER (armed)"
+wait_until 10 armed || fail "$PE not armed again after the recovery (pe_flags $(pe_flags "$PE"))"
+ok "$PE armed again after the recovery"
 pcierrd_stop
+wait_until 5 not_armed || fail "$PE still armed after pcierrd exited (pe_flags $(pe_flags "$PE"))"
+ok "$PE disarmed when pcierrd's socket closed"

@@ -15,7 +15,15 @@
 #     the reset and may end before pcierrd is back);
 #   - remove, rescan (scenario 30, KILL_HOTPLUG=1, the driver without
 #     err_handler): killed while remove() hangs; remove() released and
-#     pcierrd killed at once.
+#     pcierrd killed at once;
+#   - disable: pcierrd restarted with MaxFreezes = FreezeCount, so that
+#     the injection disables the slot; killed while the DISABLE's remove()
+#     hangs, started again, remove() released. The restarted pcierrd must
+#     record the end once: RecoveryFinished disabled and PermanentlyDisabled
+#     (one each), the card gone, the slot Disabled, the PE disabled; in the
+#     state one disabled identity, its freeze count FreezeCount + 1; in the
+#     history one "disable" entry and one "recovery ... disabled". Enable
+#     brings the card back (FreezeCount 0 after it).
 #   After each kill pcierrd is started again on the same state directory
 #   and the recovery completes (RecoveryFinished recovered, the device
 #   bound, the PE normal); FreezeCount goes up by exactly one per round
@@ -40,7 +48,81 @@ bus_objects "$PE" "$DEV"
 fc0=$(dev_prop "$DEV" FreezeCount)
 h0=$(history_count "$PE")
 n=0
+n_disabled=0
 summary=
+DB=$PD_STATE/state.db
+db() { sqlite3 -readonly "$DB" "$1" 2>&1; }
+db_is() { [ "$(db "$1")" = "$2" ]; }
+remove_hangs_more() { [ "$(dmesg | grep -c "$DEV: remove hangs")" -gt "$1" ]; }
+SQL_DISABLED_END="SELECT COUNT(*) FROM history WHERE pe = '$PE' AND kind = 'recovery' AND result = 'disabled';"
+
+# disable_round: the disable kill point (see above)
+disable_round() {
+	n=$((n + 1))
+	n_disabled=$((n_disabled + 1))
+	_c=$(dev_prop "$DEV" FreezeCount)
+	info "round $n: SIGKILL at disable (MaxFreezes=$_c: this freeze, the $((_c + 1))th, disables)"
+	pd_conf "[Policy]
+MaxFreezes=$_c"
+	pcierrd_stop
+	pcierrd_start
+	_d0=$(db "SELECT COUNT(*) FROM history WHERE pe = '$PE' AND kind = 'disable';")
+	td_clear "$DEV"
+	td_set "$DEV" delay_remove hang
+	_nh=$(dmesg | grep -c "$DEV: remove hangs")
+	sig_mark
+	must_call Inject ssu "$DEV" frozen 0
+	wait_until 30 remove_hangs_more "$_nh" || fail "the DISABLE's remove() did not start"
+	pcierrd_kill9
+	echo "  killed in the DISABLE: shim PE state $(pe_state "$PE"); the driver runs: $(cat "$SYS/$DEV/running" 2>/dev/null || echo "(no device file)")"
+	sig_mark
+	pcierrd_start
+	echo "+ echo 1 > $TD_DRIVER/release_all"
+	echo 1 > "$TD_DRIVER/release_all"
+	finish_of "$PE" 90
+	echo "  after the restart: $fin_result"
+	expect "round $n (disable): RecoveryFinished" "$fin_result" disabled
+	must_signal 10 PermanentlyDisabled "\"$PE\""
+	echo "  PermanentlyDisabled: $(sig_arg "$sig" 3)"
+	wait_until 10 absent "$DEV" || fail "$DEV is still in $SYS after the disable"
+	expect "round $n: shim PE state" "$(pe_state "$PE")" disabled
+	wait_prop 10 slot "$PE" Step idle
+	expect_prop slot "$PE" Disabled true
+	expect_prop slot "$PE" LastResult disabled
+	# once: one of each signal since the restart (a second end would come
+	# at once: 3 s to show)
+	sleep 3
+	_fin=$(tail -n +"$SIG_MARK" "$SIG_FILE" | grep '"member":"RecoveryFinished"' | grep -cF "\"$PE\"")
+	_dis=$(tail -n +"$SIG_MARK" "$SIG_FILE" | grep '"member":"PermanentlyDisabled"' | grep -cF "\"$PE\"")
+	expect "round $n: RecoveryFinished signals" "$_fin" 1
+	expect "round $n: PermanentlyDisabled signals" "$_dis" 1
+	# the state: the identity disabled once, its freeze counted once
+	wait_until 10 db_is "$SQL_DISABLED_END" "$n_disabled" ||
+		fail "'recovery ... disabled' history entries: $(db "$SQL_DISABLED_END"), not $n_disabled"
+	ok "the history has the recovery's end ('disabled'), once"
+	expect "round $n: 'disable' history entries added" \
+		"$(db "SELECT COUNT(*) FROM history WHERE pe = '$PE' AND kind = 'disable';")" $((_d0 + 1))
+	expect "round $n: disabled identities of $PE" \
+		"$(db "SELECT COUNT(*) FROM disabled WHERE pe = '$PE';")" 1
+	expect "round $n: freeze count of the disabled identity" \
+		"$(db "SELECT f.count FROM freeze f JOIN disabled d ON f.identity = d.identity WHERE d.pe = '$PE';")" $((_c + 1))
+	info "Enable: the card comes back"
+	must_call Enable s "$PE"
+	wait_until 20 bound_to "$DEV" pcierr_test || fail "$DEV is not bound to pcierr_test after Enable"
+	wait_prop 10 slot "$PE" Disabled false
+	expect "shim PE state after Enable" "$(pe_state "$PE")" normal
+	unset _pathcache_GetDevice_0000_03_00_0 2>/dev/null
+	wait_until 10 dev_path "$DEV" || fail "no Device object for $DEV"
+	wait_prop 10 dev "$DEV" FreezeCount 0
+	# the rounds after count from 0 again, with the usual MaxFreezes
+	fc0=$((0 - n))
+	pd_conf "[Policy]
+MaxFreezes=1000"
+	pcierrd_stop
+	pcierrd_start
+	summary="$summary
+  disable: after the restart $fin_result, MaxFreezes $_c, freeze count $((_c + 1))"
+}
 
 # round NAME: inject, kill pcierrd at NAME (see above), restart, finish
 round() {
@@ -125,8 +207,12 @@ if [ -n "${KILL_HOTPLUG:-}" ]; then
 	pcierrd_stop
 	pcierrd_start
 fi
-for _r in ${KILL_ROUNDS:-error_detected slot_reset resume}; do
-	round "$_r"
+for _r in ${KILL_ROUNDS:-error_detected slot_reset resume disable}; do
+	if [ "$_r" = disable ]; then
+		disable_round
+	else
+		round "$_r"
+	fi
 done
 [ -z "${KILL_HOTPLUG:-}" ] || td_handlers all
 echo "rounds:$summary"
@@ -136,8 +222,9 @@ h1=$(history_count "$PE")
 [ "${h1:-0}" -gt "${h0:-0}" ] || fail "no history was added ($h0 -> $h1)"
 # one "recovery" entry per round, result recovered (callbacks or full-hotplug)
 got=$(printf '%s\n' "$out" | grep -o '"recovery" "[a-z-]*" "recovered"' | wc -l)
-[ "$got" -ge "$n" ] || fail "the history has $got recovered recoveries for $n rounds"
-ok "the history has $((h1 - h0)) entries more, $got recoveries 'recovered' ($n rounds)"
+[ "$got" -ge $((n - n_disabled)) ] ||
+	fail "the history has $got recovered recoveries for $((n - n_disabled)) rounds"
+ok "the history has $((h1 - h0)) entries more, $got recoveries 'recovered' ($n rounds, $n_disabled disabling)"
 r=$(mgr_prop Resyncs)
 echo "  Resyncs $r"
 pcierrd_stop

@@ -15,9 +15,9 @@
 #   B is frozen once by pcierr-nl with no pcierrd running (generation 1
 #   again), then pcierrd starts on the same state: it must recover B and
 #   count that freeze, FreezeCount +1.
-# Fails today (docs/reliability.md, "Faults", defect 7): pcierrd logs
-# "found frozen by a resync (counted before)" and FreezeCount stays: the
-# freeze is lost. In `make vm-faults-defects`, not vm-check.
+# Failed before the shim's load id (docs/reliability.md, "Faults", defect
+# 7): pcierrd logged "found frozen by a resync (counted before)" and
+# FreezeCount stayed: the freeze was lost.
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$RP_TESTDEV_B

@@ -66,6 +66,18 @@
  *                              freezes the PE that bridge heads
  *   check                  w   a 32-bit value: pcierr_check_value() on it,
  *                              as if a read from the device returned it
+ *   io                     r   I/O with the device (pcierr_test only):
+ *                              resumes it if runtime suspended, selects
+ *                              QEMU pci-testdev's first MMIO test in BAR0,
+ *                              reads its name, writes its data byte three
+ *                              times to its offset and reads the count
+ *                              back: "mmio-no-eventfd 3" when both ways
+ *                              work; then lets it autosuspend again
+ *   runtime_pm             r   "suspends N resumes M": the driver's
+ *                              runtime PM callbacks so far. pcierr_test
+ *                              supports runtime PM (autosuspend, delay
+ *                              1000 ms); the PCI core forbids it until
+ *                              power/control is set to auto
  *   check_result           r   what the last check returned (0 or 1; a
  *                              negative errno if it failed; -61, ENODATA,
  *                              before the first)
@@ -90,11 +102,13 @@
  * device bound to pcierr_test at once.
  */
 
+#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/spinlock.h>
@@ -164,6 +178,9 @@ struct testdrv_dev {
 	spinlock_t storm_lock;		/* held during a storm: atomic context */
 	unsigned int release_gen;	/* bumped by release: hangs end */
 	unsigned int delay_remove_ms;	/* remove()'s delay, or HANG */
+	bool rpm;			/* runtime PM: pcierr_test only */
+	atomic_t rpm_suspends;
+	atomic_t rpm_resumes;
 };
 
 /* hanging callbacks wait here; testdrv_unloading releases them all */
@@ -665,6 +682,74 @@ static ssize_t check_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_WO(check);
 
+/* QEMU pci-testdev's test header in BAR0 (hw/misc/pci-testdev.c) */
+#define TD_HDR_TEST	0	/* write: select a test (its count = 0) */
+#define TD_HDR_OFFSET	4	/* le32: where the test's writes go */
+#define TD_HDR_DATA	8	/* the byte those writes carry */
+#define TD_HDR_COUNT	12	/* le32: the writes seen so far */
+#define TD_HDR_NAME	16	/* the test's name, NUL-terminated */
+#define TD_IO_WRITES	3
+
+/* The device answers one byte per access. */
+static u32 td_read32(void __iomem *base, unsigned int off)
+{
+	u32 v = 0;
+	int i;
+
+	for (i = 3; i >= 0; i--)
+		v = v << 8 | ioread8(base + off + i);
+	return v;
+}
+
+static ssize_t io_show(struct device *dev, struct device_attribute *attr,
+		       char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	void __iomem *base = td->bar0;
+	char name[32];
+	u32 off, count;
+	unsigned int i;
+	u8 data;
+	int ret;
+
+	if (!td->rpm || !base)
+		return -EOPNOTSUPP;
+	ret = pm_runtime_resume_and_get(dev);
+	if (ret < 0)
+		return ret;
+	mutex_lock(&td->lock);
+	iowrite8(0, base + TD_HDR_TEST);
+	for (i = 0; i < sizeof(name) - 1; i++) {
+		name[i] = ioread8(base + TD_HDR_NAME + i);
+		if (!name[i] || !isprint(name[i]))
+			break;
+	}
+	name[i] = 0;
+	off = td_read32(base, TD_HDR_OFFSET);
+	data = ioread8(base + TD_HDR_DATA);
+	if (off >= TD_HDR_NAME &&
+	    off < pci_resource_len(td->pdev, 0))
+		for (i = 0; i < TD_IO_WRITES; i++)
+			iowrite8(data, base + off);
+	count = td_read32(base, TD_HDR_COUNT);
+	mutex_unlock(&td->lock);
+	pm_runtime_mark_last_busy(dev);
+	pm_runtime_put_autosuspend(dev);
+	return sysfs_emit(buf, "%s %u\n", name, count);
+}
+static DEVICE_ATTR_RO(io);
+
+static ssize_t runtime_pm_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+
+	return sysfs_emit(buf, "suspends %d resumes %d\n",
+			  atomic_read(&td->rpm_suspends),
+			  atomic_read(&td->rpm_resumes));
+}
+static DEVICE_ATTR_RO(runtime_pm);
+
 static ssize_t check_result_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
@@ -695,6 +780,8 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_report_upstream.attr,
 	&dev_attr_check.attr,
 	&dev_attr_check_result.attr,
+	&dev_attr_io.attr,
+	&dev_attr_runtime_pm.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(testdrv_dev);
@@ -804,6 +891,17 @@ static int testdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	pci_save_state(pdev);
 	pci_set_drvdata(pdev, td);
+	/*
+	 * pcierr_test supports runtime PM (the PCI core saves and restores
+	 * the config space around it; QEMU's pci-testdev has no PM
+	 * capability, so it stays in D0): allowed by power/control=auto.
+	 */
+	td->rpm = pdev->dev.driver == &testdrv_driver.driver;
+	if (td->rpm) {
+		pm_runtime_set_autosuspend_delay(&pdev->dev, 1000);
+		pm_runtime_use_autosuspend(&pdev->dev);
+		pm_runtime_put_noidle(&pdev->dev);
+	}
 	dev_info(&pdev->dev, "bound (%s)\n",
 		 to_pci_driver(pdev->dev.driver)->name);
 	return 0;
@@ -827,6 +925,10 @@ static void testdrv_remove(struct pci_dev *pdev)
 	mutex_unlock(&td->lock);
 	testdrv_delay(td, "remove", delay, gen);
 
+	if (td->rpm) {
+		pm_runtime_get_noresume(&pdev->dev);
+		pm_runtime_dont_use_autosuspend(&pdev->dev);
+	}
 	pci_set_drvdata(pdev, NULL);
 	if (td->bar0)
 		pci_iounmap(pdev, td->bar0);
@@ -853,11 +955,32 @@ static const struct pci_device_id testdrv_unaware_ids[] = {
 };
 MODULE_DEVICE_TABLE(pci, testdrv_unaware_ids);
 
+static int testdrv_runtime_suspend(struct device *dev)
+{
+	struct testdrv_dev *td = dev_get_drvdata(dev);
+
+	atomic_inc(&td->rpm_suspends);
+	return 0;
+}
+
+static int testdrv_runtime_resume(struct device *dev)
+{
+	struct testdrv_dev *td = dev_get_drvdata(dev);
+
+	atomic_inc(&td->rpm_resumes);
+	return 0;
+}
+
+static const struct dev_pm_ops testdrv_pm_ops = {
+	RUNTIME_PM_OPS(testdrv_runtime_suspend, testdrv_runtime_resume, NULL)
+};
+
 static struct pci_driver testdrv_driver = {
 	.name		= "pcierr_test",
 	.id_table	= testdrv_ids,
 	.probe		= testdrv_probe,
 	.remove		= testdrv_remove,
+	.driver.pm	= pm_ptr(&testdrv_pm_ops),
 	.err_handler	= &testdrv_handlers[HANDLERS_ALL],
 	.groups		= testdrv_drv_groups,
 	.dev_groups	= testdrv_dev_groups,

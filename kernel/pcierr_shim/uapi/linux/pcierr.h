@@ -82,7 +82,9 @@
  *       (PCIERR_PE_F_BUSY). A listener that lost an OP_DONE (OVERFLOW,
  *       ENOBUFS) reads the outcome here.
  *
- *   PCIERR_CMD_GET_STATS      -> PCIERR_A_STATS (nest of PCIERR_STAT_* u64).
+ *   PCIERR_CMD_GET_STATS      -> PCIERR_A_STATS (nest of PCIERR_STAT_* u64;
+ *                                PCIERR_STAT_LOAD_ID tells this load of the
+ *                                module from others).
  *
  *   PCIERR_CMD_INJECT   [A]   PCIERR_A_DEVICE, PCIERR_A_PE_ID (of the
  *                             device's PE), optional PCIERR_A_STATE
@@ -186,6 +188,38 @@
  *                             PCIERR_A_RECOVER_STOP, PCIERR_A_ERRNO (the
  *                             last step's, or the reason no step ran),
  *                             PCIERR_A_DURATION_NS (all of it).
+ *   PCIERR_CMD_ARM      [A]   PCIERR_A_PE, PCIERR_A_PE_ID,
+ *                             PCIERR_A_AUTO_BUDGET (0 or 1), optional
+ *                             PCIERR_A_RESET_TYPE (HOT, the default;
+ *                             EOPNOTSUPP if the PE lacks it, as for
+ *                             RECOVER): pre-authorised automatic
+ *                             recovery. With a budget of 1 the PE is
+ *                             armed: the first FROZEN detection on it
+ *                             after the ARM starts, without waiting for
+ *                             anyone, the same RECOVER (state FROZEN,
+ *                             that reset type) a RECOVER command would,
+ *                             with its own operation id, reply-less, and
+ *                             its OP_DONE as any RECOVER's. The EVENT of
+ *                             that detection carries PCIERR_A_AUTO_OP_ID
+ *                             (the RECOVER's id; it is queued only after
+ *                             the EVENT is sent, so the EVENT comes
+ *                             first): the listener accounts for the
+ *                             freeze and awaits that OP_DONE instead of
+ *                             sending RECOVER. The budget is used up by
+ *                             that detection whatever happens: it starts
+ *                             nothing if the PE is busy, disabled, not
+ *                             FROZEN, its id is not the armed one, the
+ *                             detection was not the first since the ARM
+ *                             (one before it was lost in an OVERFLOW, or
+ *                             two came at once) or it was a PERM_FAILURE;
+ *                             then its EVENT has no PCIERR_A_AUTO_OP_ID.
+ *                             A budget of 0 disarms. The arm belongs to
+ *                             the socket that sent ARM: closed, the PE is
+ *                             disarmed; a new ARM replaces it.
+ *                             GET_PE reports PCIERR_PE_F_ARMED while it
+ *                             holds. Synchronous, no OP_DONE. A listener
+ *                             that lost the EVENT finds the RECOVER in
+ *                             GET_PE's PCIERR_A_LAST_OP (BUSY, no ERRNO).
  *   PCIERR_CMD_WATCH    [A]   PCIERR_A_PE, PCIERR_A_PE_ID, optional
  *                             PCIERR_A_WATCH_INTERVAL_MS (10 to 3600000;
  *                             absent stops the watchdog): the presence
@@ -206,8 +240,10 @@
  *                             PCIERR_A_DEVICE, PCIERR_A_STATE,
  *                             PCIERR_A_TIME_UNAVAIL_MS, PCIERR_A_SOURCE,
  *                             PCIERR_A_SEQ, PCIERR_A_TIMESTAMP_NS,
- *                             PCIERR_A_ERROR_GEN. The PE is already frozen
- *                             when this is sent. A PERM_FAILURE detection
+ *                             PCIERR_A_ERROR_GEN; PCIERR_A_AUTO_OP_ID
+ *                             when the PE was armed and this detection
+ *                             started a RECOVER (PCIERR_CMD_ARM). The PE
+ *                             is already frozen when this is sent. A PERM_FAILURE detection
  *                             with a PCIERR_A_TIME_UNAVAIL_MS above 0
  *                             leaves the channel state FROZEN (whether it
  *                             is permanent is the daemon's decision); with
@@ -280,6 +316,7 @@ enum pcierr_cmd {
 	PCIERR_CMD_OP_DONE,
 	PCIERR_CMD_OVERFLOW,
 	PCIERR_CMD_RECOVER,		/* [A] a chained callback recovery */
+	PCIERR_CMD_ARM,			/* [A] pre-authorise one RECOVER */
 	__PCIERR_CMD_MAX
 };
 #define PCIERR_CMD_MAX (__PCIERR_CMD_MAX - 1)
@@ -319,6 +356,8 @@ enum pcierr_attr {
 	PCIERR_A_ERROR_DETAIL_SEVERITY,	/* u32: enum pcierr_detail_severity */
 	PCIERR_A_RECOVER_STEPS,		/* nest of PCIERR_A_RECOVER_STEPS_ENTRY */
 	PCIERR_A_RECOVER_STOP,		/* u32: enum pcierr_recover_stop */
+	PCIERR_A_AUTO_BUDGET,		/* u32: ARM: automatic RECOVERs, 0 or 1 */
+	PCIERR_A_AUTO_OP_ID,		/* u64: EVENT: the RECOVER the shim started */
 	__PCIERR_A_MAX
 };
 #define PCIERR_A_MAX (__PCIERR_A_MAX - 1)
@@ -402,6 +441,7 @@ enum pcierr_recover_stop {
 #define PCIERR_PE_F_BUSY	(1U << 0)	/* an operation is in flight */
 #define PCIERR_PE_F_ROOT_BUS	(1U << 1)	/* a single device on a root bus */
 #define PCIERR_PE_F_DISABLED	(1U << 2)	/* kept away until ENABLE */
+#define PCIERR_PE_F_ARMED	(1U << 3)	/* ARM: the next freeze starts a RECOVER */
 
 /* The channel state of a device, as enum pci_channel_state. */
 enum pcierr_channel_state {
@@ -496,6 +536,14 @@ enum pcierr_stat {
 	PCIERR_STAT_OPS,		/* operations completed */
 	PCIERR_STAT_OPS_FAILED,		/* ... with a non-zero errno */
 	PCIERR_STAT_PAD,
+	/*
+	 * Not a counter: a random value the module chose at load, never 0.
+	 * Error generations (PCIERR_A_ERROR_GEN) start again at each load, so
+	 * a generation means something only together with the load it came
+	 * from: a listener that keeps generations across a reload or a reboot
+	 * keeps this with them.
+	 */
+	PCIERR_STAT_LOAD_ID,
 	__PCIERR_STAT_MAX
 };
 #define PCIERR_STAT_MAX (__PCIERR_STAT_MAX - 1)

@@ -192,6 +192,13 @@ struct pcierr_event {
 	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC */
 	uint32_t error_gen;		/* the device's error generation */
 	struct pcierr_error_detail detail;
+	/*
+	 * LIBPCIERR_2.2: not 0 when the PE was armed (pcierr_arm()) and
+	 * this detection started a RECOVER in the kernel: its op id. Its
+	 * completion is a PCIERR_NOTIFY_RECOVER_DONE as for pcierr_recover();
+	 * send no RECOVER of your own.
+	 */
+	uint64_t auto_op_id;
 };
 
 /* One device's answer in a PCIERR_CMD_OP_DONE */
@@ -668,6 +675,27 @@ int pcierr_enable(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint64
  * Return: 0, -EINVAL, or the kernel's negative errno.
  */
 int pcierr_watch(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t interval_ms);
+
+/**
+ * pcierr_arm() - pre-authorise one automatic RECOVER (LIBPCIERR_2.2).
+ * @ctx: the context; the arm lasts as long as it (its request socket).
+ * @pe: the PE's address.
+ * @pe_id: the PE's id (-ESTALE if it changed).
+ * @budget: 1 arms, 0 disarms.
+ * @type: the reset the RECOVER uses if a driver asks for one (_UNSPEC:
+ *        HOT); -EOPNOTSUPP from the kernel if the PE cannot do it.
+ *
+ * Synchronous. The first FROZEN detection on the PE after this starts the
+ * RECOVER pcierr_recover(ctx, pe, pe_id, PCIERR_STATE_FROZEN, type) would
+ * in the kernel, and its event says so (struct pcierr_event.auto_op_id).
+ * Any detection uses the arm up; PCIERR_PE_F_ARMED in struct pcierr_pe
+ * says whether it still holds (the uapi header's PCIERR_CMD_ARM).
+ *
+ * Return: 0, -EINVAL (budget above 1, a bad type), or the kernel's
+ * negative errno (-EOPNOTSUPP from a module without PCIERR_CMD_ARM).
+ */
+int pcierr_arm(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t budget,
+	       enum pcierr_reset_type type);
 
 /* ------------------------------------------------------------------ */
 /* IOCHK: synchronous error checks around a piece of I/O               */
