@@ -52,3 +52,18 @@ $(HOST_SCALE): $(BUILD)/bench/host-scale.o $(HOST_SCALE_OBJS) $(LIBPCIERR_A)
 
 all: $(HOST_SCALE)
 -include $(BUILD)/bench/host-scale.d
+
+# scenario 42's storm on the host (bench/host-storm.c, issue 11 point 10):
+# pcierrd's objects on the fake kernel, GetStatus every 50 ms meanwhile
+HOST_STORM := $(BUILD)/pcierr-host-storm
+
+$(BUILD)/bench/host-storm.o: bench/host-storm.c
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -I$(CURDIR)/daemon -I$(CURDIR)/tests/unit -I$(CURDIR)/tools/pcierrctl -c -o $@ $<
+
+$(HOST_STORM): $(BUILD)/bench/host-storm.o $(HOST_SCALE_OBJS) $(LIBPCIERR_A)
+	$(CC) $(CFLAGS) -o $@ $^ $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS) \
+		$(shell $(PKG_CONFIG) --libs libudev) -pthread
+
+all: $(HOST_STORM)
+-include $(BUILD)/bench/host-storm.d

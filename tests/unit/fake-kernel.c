@@ -20,6 +20,14 @@ static void push(struct fake_kernel *k, const struct pcierr_notification *n)
 {
 	uint64_t one = 1;
 
+	if (k->n_queue == k->queue_cap && k->queue_head > 0) {
+		/* what was delivered makes room (no move per read: a storm
+		 * of thousands queued stays linear) */
+		memmove(&k->queue[0], &k->queue[k->queue_head],
+			(k->n_queue - k->queue_head) * sizeof(*k->queue));
+		k->n_queue -= k->queue_head;
+		k->queue_head = 0;
+	}
 	if (k->n_queue == k->queue_cap) {
 		k->queue_cap = k->queue_cap ? 2 * k->queue_cap : 16;
 		k->queue = realloc(k->queue, k->queue_cap * sizeof(*k->queue));
@@ -62,7 +70,7 @@ void fake_kernel_free(struct fake_kernel *k)
 		pcierr_pe_clear(&k->pes[i]);
 	}
 	free(k->pes);
-	for (size_t i = 0; i < k->n_queue; i++)
+	for (size_t i = k->queue_head; i < k->n_queue; i++)
 		if (k->queue[i].type == PCIERR_NOTIFY_OP_DONE)
 			free(k->queue[i].op_done.results);
 		else if (k->queue[i].type == PCIERR_NOTIFY_RECOVER_DONE)
@@ -576,33 +584,35 @@ static int f_event_read(struct pcierr_ctx *ctx, pcierr_notify_fn cb, void *userd
 {
 	struct fake_kernel *k = ctx->k;
 	uint64_t v;
-	int n = 0;
-
-	size_t taken = 0;
+	int n = 0, r = 0;
 
 	(void)!read(k->efd, &v, sizeof(v));
 	/* one at a time (a callback may queue more), at most a batch per
 	 * call as libpcierr's pcierr_event_read() (PCIERR_EVENT_READ_BATCH) */
-	while (taken < k->n_queue && n < FAKE_READ_BATCH) {
-		struct pcierr_notification note = k->queue[taken++];
+	while (k->queue_head < k->n_queue && n < FAKE_READ_BATCH) {
+		/* taken before the callback, which may push (and compact) */
+		struct pcierr_notification note = k->queue[k->queue_head++];
 
 		if (note.type == PCIERR_NOTIFY_EVENT)
 			k->sync_since_event = 0;
-		cb(ctx, &note, userdata);
+		r = cb(ctx, &note, userdata);
 		if (note.type == PCIERR_NOTIFY_OP_DONE)
 			free(note.op_done.results);
 		if (note.type == PCIERR_NOTIFY_RECOVER_DONE)
 			pcierr_recover_done_clear(&note.recover_done);
 		n++;
+		/* as libpcierr: a negative return stops, the rest stays */
+		if (r < 0)
+			break;
 	}
-	memmove(&k->queue[0], &k->queue[taken], (k->n_queue - taken) * sizeof(*k->queue));
-	k->n_queue -= taken;
+	if (k->queue_head == k->n_queue)
+		k->queue_head = k->n_queue = 0;
 	if (k->n_queue > 0) {
 		/* the rest on the loop's next turn */
 		v = 1;
 		(void)!write(k->efd, &v, sizeof(v));
 	}
-	return n;
+	return r < 0 ? r : n;
 }
 
 static int copy_pe(const struct pcierr_pe *in, struct pcierr_pe *out)

@@ -44,6 +44,7 @@ struct fake_kernel {
 	size_t n_pes, cap;
 	struct pcierr_notification *queue;
 	size_t n_queue, queue_cap;
+	size_t queue_head;	/* queue[queue_head..n_queue) is pending */
 	uint64_t next_op_id, next_seq;
 	int family_id;
 
