@@ -1218,75 +1218,33 @@ static void stored(const char *path, const char *key, struct kinds *c, unsigned 
 }
 
 /*
- * Scenario 31 with the PE armed (AutoRecover=yes, the default): the shim
- * starts the RECOVER itself, pcierrd counts the freeze, writes the
- * "recover started" mark and is SIGKILLed; the RECOVER ends while no
- * pcierrd runs. The restarted pcierrd records its end once, as for a
- * RECOVER it had sent.
- */
-START_TEST(auto_recover_done_while_down_recorded_once)
-{
-	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
-	struct kinds c;
-	unsigned int count;
-
-	stored_setup(dir, path, sizeof(path), true);
-	k->arm = true;
-	start_stored(path, 0);
-	run_idle();
-	ck_assert(fake_armed(k, PE_A));
-	k->auto_complete = false;
-	inject_a();
-	run_idle();
-	ck_assert_uint_eq(k->n_auto, 1);
-	ck_assert_str_eq(commands(), "");
-	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
-	kill_stored();
-	stored(path, key, &c, &count);
-	ck_assert_uint_eq(c.recover_started, 1);
-	ck_assert_uint_eq(c.n[PCIERR_HISTORY_RECOVERY], 0);
-	ck_assert_uint_eq(count, 1);
-
-	k->drop_op = PCIERR_CMD_RECOVER;
-	ck_assert(fake_complete(k, PE_A));
-	ck_assert_int_eq(fake_pe(k, PE_A)->state, PCIERR_PE_STATE_NORMAL);
-	k->auto_complete = true;
-
-	start_stored(path, 0);
-	ck_assert(run_until(a_idle_with_result, 5000000));
-	run_idle();
-	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
-	ck_assert_str_eq(commands(), "");
-	ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 1);
-	kill_stored();
-	stored(path, key, &c, &count);
-	ck_assert_uint_eq(c.n[PCIERR_HISTORY_RECOVERY], 1);
-	ck_assert_uint_eq(count, 1);
-	stored_teardown(dir);
-}
-END_TEST
-
-/*
  * Scenario 31: pcierrd sends the RECOVER and is SIGKILLed; the kernel's
  * RECOVER ends while no pcierrd runs (its completion reaches nobody). The
  * pcierrd started afresh finds the PE normal: before, it recorded
  * nothing (no RecoveryFinished, the history without an end). It must take
  * the RECOVER's steps up from GET_PE's last operation and record the end
  * once: not again on a later resync, nor after a further restart; the
- * freeze counted once, by the first.
+ * freeze counted once, by the first. _i 1: the PE armed (AutoRecover=yes),
+ * the shim starts the RECOVER itself and pcierrd leaves the same mark.
  */
 START_TEST(recover_done_while_down_recorded_once)
 {
 	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	const char *sent = _i ? "" : "recover";
 	struct kinds c;
 	unsigned int count;
 
 	stored_setup(dir, path, sizeof(path), true);
+	k->arm = _i;
 	start_stored(path, 0);
+	run_idle();
+	ck_assert(fake_armed(k, PE_A) == (bool)_i);
+	heard[0] = 0;
 	k->auto_complete = false;
 	inject_a();
 	run_idle();
-	ck_assert_str_eq(commands(), "recover");
+	ck_assert_uint_eq(k->n_auto, _i);
+	ck_assert_str_eq(commands(), sent);
 	ck_assert_str_eq(heard, "error started");
 	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
 	kill_stored();
@@ -1308,7 +1266,7 @@ START_TEST(recover_done_while_down_recorded_once)
 	ck_assert_str_eq(heard, "started step:error_detected step:reset step:slot_reset "
 			 "step:resume finished");
 	/* nothing sent again, nothing counted again */
-	ck_assert_str_eq(commands(), "recover");
+	ck_assert_str_eq(commands(), sent);
 	ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 1);
 	ck_assert_uint_eq(m->counters.recoveries_started, 1);
 	ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
@@ -2216,8 +2174,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, state_written_after);
 	tcase_add_test(tc, restart_new_load_counts_freeze);
 	tcase_add_test(tc, restart_same_load_counted_before);
-	tcase_add_test(tc, recover_done_while_down_recorded_once);
-	tcase_add_test(tc, auto_recover_done_while_down_recorded_once);
+	tcase_add_loop_test(tc, recover_done_while_down_recorded_once, 0, 2);
 	tcase_add_test(tc, recover_done_alive_restart_quiet);
 	tcase_add_test(tc, recover_stopped_while_down_goes_on);
 	tcase_add_test(tc, disable_done_while_down_recorded_once);
