@@ -54,6 +54,7 @@
 #include "ctl-bus.h"
 #include "model.h"
 #include "output.h"
+#include "start.h"
 
 #define MAX_RUNS	64
 
@@ -265,7 +266,7 @@ static int measure(unsigned int devices, int runs, int extra)
 	start_ms = now_ms(CLOCK_MONOTONIC);
 	r = manager_prepare(m, false);
 	if (r >= 0)
-		r = manager_start(m);
+		r = pcierrd_start(m);
 	start_ms = now_ms(CLOCK_MONOTONIC) - start_ms;
 	mi1 = mallinfo2();
 	if (r < 0) {

@@ -34,6 +34,7 @@
 #include "fake-kernel.h"
 #include "manager.h"
 #include "state-writer.h"
+#include "start.h"
 #include "ctl-bus.h"
 
 #define MAX_CALLS	4096
@@ -161,7 +162,7 @@ int main(int argc, char **argv)
 	m->config.defaults.max_freezes = 1000000;
 	if ((r = pcierr_state_open(path, &m->state)) < 0 ||
 	    (r = state_writer_new(path, 0, 0, &m->writer)) < 0 ||
-	    (r = manager_prepare(m, false)) < 0 || (r = manager_start(m)) < 0)
+	    (r = manager_prepare(m, false)) < 0 || (r = pcierrd_start(m)) < 0)
 		goto out;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) {
 		r = -errno;

@@ -11,13 +11,6 @@
 #include "bus.h"
 #include "bus-util.h"
 
-int bus_device_path(const char *addr, char **ret)
-{
-	if (!addr || !ret)
-		return -EINVAL;
-	return sd_bus_path_encode(PCIERR_BUS_DEVICE_PREFIX, addr, ret);
-}
-
 int bus_device_find(sd_bus *bus, const char *path, const char *interface,
 		    void *userdata, void **found, sd_bus_error *error)
 {

@@ -16,6 +16,7 @@
 #include "state-writer.h"
 #include "bus-polkit.h"
 #include "bus-util.h"
+#include "recovery.h"
 
 #ifndef PCIERR_VERSION
 #define PCIERR_VERSION "0.1"
@@ -108,7 +109,7 @@ static int method_reset(sd_bus_message *message, void *userdata,
 		type = (enum pcierr_reset_type)r;
 	}
 
-	r = manager_reset(m, norm, type, msg, sizeof(msg));
+	r = recovery_reset(m, norm, type, msg, sizeof(msg));
 	if (r < 0)
 		return bus_error_from_errno(error, r, msg, norm);
 	return sd_bus_reply_method_return(message, NULL);
@@ -146,7 +147,7 @@ static int method_enable(sd_bus_message *message, void *userdata,
 			 sd_bus_error *error)
 {
 	return method_on_address(message, userdata, PCIERR_POLKIT_ENABLE,
-				 manager_enable, error);
+				 recovery_enable, error);
 }
 
 static int method_clear_freeze_count(sd_bus_message *message, void *userdata,
@@ -755,7 +756,9 @@ int bus_setup(struct manager *m)
 
 	if (!m || !m->bus)
 		return 0;
-	m->observer = &bus_observer;
+	r = manager_add_observer(m, &bus_observer);
+	if (r < 0)
+		return r;
 
 	/* manager, object manager, 2 x (fallback vtable + enumerator) */
 	_Static_assert(ELEMENTSOF(m->bus_slots) >= 6, "room for the bus slots");

@@ -10,13 +10,6 @@
 #include "bus.h"
 #include "bus-util.h"
 
-int bus_slot_path(const char *addr, char **ret)
-{
-	if (!addr || !ret)
-		return -EINVAL;
-	return sd_bus_path_encode(PCIERR_BUS_SLOT_PREFIX, addr, ret);
-}
-
 int bus_slot_find(sd_bus *bus, const char *path, const char *interface,
 		  void *userdata, void **found, sd_bus_error *error)
 {
@@ -134,7 +127,7 @@ static int property_get_step(sd_bus *bus, const char *path,
 	struct slot *s = userdata;
 
 	return sd_bus_message_append(reply, "s",
-				     bus_strempty(pcierr_recovery_phase_to_string(s->rec.phase)));
+				     bus_strempty(pcierr_recovery_phase_to_string(s->recovery.policy.phase)));
 }
 
 static int property_get_stuck(sd_bus *bus, const char *path,
@@ -144,7 +137,7 @@ static int property_get_stuck(sd_bus *bus, const char *path,
 {
 	struct slot *s = userdata;
 
-	return sd_bus_message_append(reply, "b", (int)s->rec.stuck);
+	return sd_bus_message_append(reply, "b", (int)s->recovery.policy.stuck);
 }
 
 static int property_get_devices(sd_bus *bus, const char *path,

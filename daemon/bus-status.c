@@ -30,8 +30,8 @@ static int append_slot(sd_bus_message *reply, const struct slot *s)
 		return r;
 	r = sd_bus_message_append(reply, "ssb",
 				  bus_strempty(pcierr_pe_state_to_string(s->state)),
-				  bus_strempty(pcierr_recovery_phase_to_string(s->rec.phase)),
-				  (int)s->rec.stuck);
+				  bus_strempty(pcierr_recovery_phase_to_string(s->recovery.policy.phase)),
+				  (int)s->recovery.policy.stuck);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_open_container(reply, 'a', "s");

@@ -100,6 +100,20 @@ int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
 	return sd_bus_error_setf(error, name, "%s", bus_isempty(msg) ? def : msg);
 }
 
+int bus_slot_path(const char *addr, char **ret)
+{
+	if (!addr || !ret)
+		return -EINVAL;
+	return sd_bus_path_encode(PCIERR_BUS_SLOT_PREFIX, addr, ret);
+}
+
+int bus_device_path(const char *addr, char **ret)
+{
+	if (!addr || !ret)
+		return -EINVAL;
+	return sd_bus_path_encode(PCIERR_BUS_DEVICE_PREFIX, addr, ret);
+}
+
 const char *bus_slot_object_path(const struct slot *s, char **tmp)
 {
 	*tmp = NULL;

@@ -3,16 +3,17 @@
 # pcierrd, the policy daemon; included by the top-level Makefile.
 # The data's way through the sources:
 #   kernel-source.c udev-source.c  (detect, events)
-#   manager.c                      (slots and devices, resync)
+#   manager.c                      (slots and devices, resync; observer.h)
 #   policy.c recovery.c            (decide, act)
 #   state.c metrics.c bus-*.c log.c (state, what the world sees)
+#   start.c                        (the parts put together)
 
 PCIERRD      := $(BUILD)/pcierrd
 PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c \
 	daemon/log.c daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c daemon/kernel-ops.c daemon/addrmap.c \
-	daemon/state-writer.c \
+	daemon/state-writer.c daemon/start.c daemon/observer.c daemon/metrics-observer.c \
 	$(sort $(wildcard daemon/bus-*.c)) \
 	kernel/pcierr_shim/pseries-rtas.c
 PCIERRD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(PCIERRD_SRCS))

@@ -275,9 +275,3 @@ int kernel_source_start(struct manager *m)
 		log_warning("The kernel shim is not loaded (modprobe pcierr_shim); waiting for it.");
 	return r < 0 ? r : 0;
 }
-
-void kernel_source_stop(struct manager *m)
-{
-	m->reconnect_timer = sd_event_source_disable_unref(m->reconnect_timer);
-	kernel_drop(m);
-}

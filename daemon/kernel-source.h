@@ -8,8 +8,8 @@
 
 #include "manager.h"
 
-/* Connects when the shim is there; otherwise retries until it is. */
+/* Connects when the shim is there; otherwise retries until it is (what
+ * it holds, manager_free() releases) */
 int kernel_source_start(struct manager *m);
-void kernel_source_stop(struct manager *m);
 
 #endif /* PCIERRD_KERNEL_SOURCE_H */

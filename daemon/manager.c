@@ -11,17 +11,14 @@
 #include <string.h>
 #include <time.h>
 
+#include <libudev.h>
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
-#include "kernel-source.h"
 #include "log.h"
 #include "manager.h"
-#include "metrics.h"
 #include "pci-names.h"
-#include "recovery.h"
 #include "state-writer.h"
-#include "udev-source.h"
 
 /* a failed resync is tried again after 1 s, 2 s, 4 s ... at most 60 s */
 #define RESYNC_RETRY_MIN_USEC	(1 * PCIERR_USEC_PER_SEC)
@@ -55,24 +52,6 @@ pcierr_usec_t now_monotonic_usec(void)
 	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC +
 	       (pcierr_usec_t)ts.tv_nsec / 1000;
 }
-
-/* ---------------------------------------------------------------------- */
-/* Observers (observer.h) */
-
-#define OBSERVE(m, fn, ...) \
-	do { \
-		if ((m) && (m)->observer && (m)->observer->fn) \
-			(m)->observer->fn(__VA_ARGS__); \
-	} while (0)
-
-void observe_slot_added(struct slot *s) { OBSERVE(s->manager, slot_added, s); }
-void observe_slot_removed(struct slot *s) { OBSERVE(s->manager, slot_removed, s); }
-void observe_slot_changed(struct slot *s) { OBSERVE(s->manager, slot_changed, s); }
-void observe_device_added(struct device *d) { OBSERVE(d->manager, device_added, d); }
-void observe_device_removed(struct device *d) { OBSERVE(d->manager, device_removed, d); }
-void observe_device_changed(struct device *d) { OBSERVE(d->manager, device_changed, d); }
-void observe_manager_changed(struct manager *m) { OBSERVE(m, manager_changed, m); }
-void observe_report(struct manager *m, const struct recovery_report *r) { OBSERVE(m, report, m, r); }
 
 /* ---------------------------------------------------------------------- */
 /* Devices */
@@ -317,7 +296,7 @@ static struct slot *slot_free(struct slot *s)
 	if (!s)
 		return NULL;
 	addrmap_remove(&s->manager->slot_map, s->addr, s);
-	recovery_slot_done(s);
+	observe_slot_freeing(s);
 	for (size_t i = 0; i < s->n_devices; i++)
 		device_free(s->devices[i]);
 	free(s->devices);
@@ -345,7 +324,7 @@ static int slot_new(struct manager *m, const char *addr, struct slot **ret)
 		return -ENOMEM;
 	s->manager = m;
 	snprintf(s->addr, sizeof(s->addr), "%s", addr);
-	s->rec = PCIERR_RECOVERY_INIT;
+	s->recovery = SLOT_RECOVERY_INIT;
 	r = addrmap_put(&m->slot_map, s->addr, s);
 	if (r < 0) {
 		free(s);
@@ -512,22 +491,6 @@ struct slot *manager_find_slot_for(struct manager *m, const char *addr)
 }
 
 /* A slot that is not healthy, for a resync to act on */
-static bool slot_unhealthy(const struct slot *s)
-{
-	if (s->state == PCIERR_PE_STATE_DISABLED)
-		return false;
-	if (s->state != PCIERR_PE_STATE_NORMAL)
-		return true;
-	for (size_t i = 0; i < s->n_devices; i++) {
-		if (s->devices[i]->state != PCIERR_STATE_NORMAL &&
-		    s->devices[i]->state != PCIERR_STATE_UNSPEC)
-			return true;
-		if (s->devices[i]->history.disabled)
-			return true;
-	}
-	return false;
-}
-
 static void resync_retry(struct manager *m, const char *why);
 
 /*
@@ -582,9 +545,9 @@ static int resync(struct manager *m, const char *why)
 			log_warning_errno(r, "Failed to update slot %s: %m", pe->addr);
 		slot_announce(m, s);
 		/* an operation the shim finished whose OP_DONE did not come
-		 * (yet): ask again shortly (H1) */
-		if (s->op_id != 0 && !(pe->flags & PCIERR_PE_F_BUSY))
-			recovery_op_maybe_lost(s);
+		 * (yet) is asked after again (H1) */
+		if (!(pe->flags & PCIERR_PE_F_BUSY))
+			observe_slot_op_idle(s);
 	}
 	pcierr_pe_list_clear(&list);
 
@@ -592,7 +555,7 @@ static int resync(struct manager *m, const char *why)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
-		if (!s->seen && !recovery_busy(s)) {
+		if (!s->seen && !slot_recovery_busy(&s->recovery)) {
 			for (size_t j = 0; j < s->n_devices; j++)
 				if (s->devices[j]->announced && !m->quiet)
 					observe_device_removed(s->devices[j]);
@@ -601,8 +564,8 @@ static int resync(struct manager *m, const char *why)
 			slot_free(s);
 			continue;
 		}
-		if (!s->seen && s->op_id != 0)
-			recovery_op_maybe_lost(s);
+		if (!s->seen)
+			observe_slot_op_idle(s);
 		m->slots[kept++] = s;
 	}
 	m->n_slots = kept;
@@ -610,21 +573,10 @@ static int resync(struct manager *m, const char *why)
 	m->counters.resyncs++;
 	log_debug("Resynchronised with the kernel (%s): %zu slots.", why, m->n_slots);
 
-	/* act on what is not healthy; the slots array may change meanwhile */
-	for (size_t i = 0; i < m->n_slots; i++) {
-		struct slot *s = m->slots[i];
-
-		/* a recovery whose end a killed pcierrd did not record; once
-		 * recorded, a PE frozen again since is recovered as found */
-		if (recovery_resync_lost_end(s)) {
-			if (i >= m->n_slots || m->slots[i] != s)
-				continue;
-		}
-		if (!recovery_busy(s) && slot_unhealthy(s))
-			recovery_resync_slot(s);
-		else
-			recovery_update_arm(s);	/* issue 12: PCIERR_CMD_ARM */
-	}
+	/* what is not healthy is acted on (recovery.c); the slots array
+	 * may change meanwhile: by index */
+	for (size_t i = 0; i < m->n_slots; i++)
+		observe_slot_synced(m->slots[i], SLOT_SYNC_RESYNC);
 	return 0;
 }
 
@@ -645,7 +597,6 @@ int manager_resync(struct manager *m, const char *why)
 	}
 	if (!m->quiet)
 		observe_manager_changed(m);
-	manager_schedule_metrics(m);
 	return r;
 }
 
@@ -774,9 +725,8 @@ int manager_refresh_slot(struct manager *m, struct slot *s)
 		return r;
 	r = slot_update(m, s, &pe);
 	pcierr_pe_clear(&pe);
-	manager_schedule_metrics(m);
 	if (r >= 0)
-		recovery_update_arm(s);	/* issue 12: a new PE id re-arms */
+		observe_slot_synced(s, SLOT_SYNC_REFRESH);
 	return r;
 }
 
@@ -802,10 +752,10 @@ int manager_refresh_by_device(struct manager *m, const char *addr, bool act)
 	r = slot_update(m, s, &pe);
 	if (is_new)
 		slot_announce(m, s);
-	manager_schedule_metrics(m);
-	/* a card whose identity was disabled came back: take it down again */
-	if (act && !recovery_busy(s) && slot_unhealthy(s))
-		recovery_resync_slot(s);
+	/* a card whose identity was disabled came back: it is taken down
+	 * again */
+	if (act)
+		observe_slot_synced(s, SLOT_SYNC_DEVICE);
 out:
 	pcierr_pe_clear(&pe);
 	return r;
@@ -823,86 +773,6 @@ void manager_set_kernel_connected(struct manager *m, bool connected)
 	sd_notifyf(false, "STATUS=%s", connected ? "Watching PCI slots." :
 		   "Kernel shim not loaded; waiting for it.");
 	observe_manager_changed(m);
-	manager_schedule_metrics(m);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Metrics */
-
-static int on_metrics(sd_event_source *es, void *userdata)
-{
-	struct manager *m = userdata;
-	_cleanup_free_ struct pcierr_metrics_device *devs = NULL;
-	_cleanup_free_ struct pcierr_metrics_pe *pes = NULL;
-	struct pcierr_metrics mt = { 0 };
-	struct pcierr_stats st;
-	size_t n = 0;
-	int r;
-
-	m->metrics_source = sd_event_source_unref(m->metrics_source);
-	if (!m->config.metrics_path)
-		return 0;
-
-	for (size_t i = 0; i < m->n_slots; i++)
-		n += m->slots[i]->n_devices;
-	devs = calloc(n ? n : 1, sizeof(*devs));
-	pes = calloc(m->n_slots ? m->n_slots : 1, sizeof(*pes));
-	if (!devs || !pes)
-		return log_error_errno(ENOMEM, "Failed to write the metrics: %m");
-
-	mt.kernel_connected = m->kernel_connected;
-	if (m->kernel && m->kops->stats_get(m->kernel, &st) == 0)
-		for (size_t i = 0; i < __PCIERR_STAT_MAX && i < PCIERR_STATS_CAPACITY; i++)
-			mt.kernel[i] = st.counter[i];
-	mt.recoveries_started = m->counters.recoveries_started;
-	mt.recoveries_succeeded = m->counters.recoveries_succeeded;
-	mt.recoveries_failed = m->counters.recoveries_failed;
-	mt.hotplug_fallbacks = m->counters.hotplug_fallbacks;
-	mt.permanent_disables = m->counters.permanent_disables;
-	mt.resyncs = m->counters.resyncs;
-
-	n = 0;
-	for (size_t i = 0; i < m->n_slots; i++) {
-		struct slot *s = m->slots[i];
-
-		pes[i].address = s->addr;
-		pes[i].state = s->state;
-		for (size_t j = 0; j < s->n_devices; j++) {
-			struct device *d = s->devices[j];
-
-			devs[n].address = d->addr;
-			devs[n].has_ids = true;
-			devs[n].vendor = d->vendor;
-			devs[n].device = d->device;
-			devs[n].driver = d->driver;
-			devs[n].freeze_count = d->history.count;
-			devs[n].disabled = d->history.disabled;
-			n++;
-		}
-	}
-	mt.devices = devs;
-	mt.n_devices = n;
-	mt.pes = pes;
-	mt.n_pes = m->n_slots;
-
-	r = pcierr_metrics_write(&mt, m->config.metrics_path);
-	if (r < 0)
-		log_warning_errno(r, "Failed to write the metrics to %s: %m",
-				  m->config.metrics_path);
-	return 0;
-}
-
-void manager_schedule_metrics(struct manager *m)
-{
-	int r;
-
-	if (!m->config.metrics_path || m->metrics_source || !m->event)
-		return;
-	r = sd_event_add_defer(m->event, &m->metrics_source, on_metrics, m);
-	if (r < 0)
-		log_warning_errno(r, "Failed to schedule the metrics: %m");
-	else	/* after everything else the loop has to do */
-		(void)sd_event_source_set_priority(m->metrics_source, SD_EVENT_PRIORITY_IDLE);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -954,51 +824,6 @@ int manager_inject(struct manager *m, const char *addr,
 	return 0;
 }
 
-int manager_reset(struct manager *m, const char *addr,
-		  enum pcierr_reset_type type, char *msg, size_t msg_size)
-{
-	struct slot *s = manager_find_slot_for(m, addr);
-
-	if (!m->kernel || !m->kernel_connected) {
-		MSG("The kernel shim is not loaded (modprobe pcierr_shim)");
-		return -ENOTCONN;
-	}
-	if (!s) {
-		MSG("No PCI device or slot %s is known to pcierr", addr);
-		return -ENODEV;
-	}
-	return recovery_request_reset(s, type, msg, msg_size);
-}
-
-int manager_enable(struct manager *m, const char *addr,
-		   char *msg, size_t msg_size)
-{
-	struct slot *s = manager_find_slot_for(m, addr);
-	char a[PCIERR_ADDR_MAX];
-
-	if (pcierr_addr_normalize(addr, a) < 0) {
-		MSG("Invalid PCI address '%s'", addr);
-		return -EINVAL;
-	}
-	if (!s && m->state) {
-		if (m->writer)
-			(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
-		/* a former device of a disabled slot: the store knows where
-		 * (once what is queued is written; an admin's call may wait
-		 * for that a little, a recovery never does) */
-		_cleanup_free_ struct pcierr_disabled *dis = NULL;
-		size_t n = 0;
-
-		if (pcierr_state_find_disabled(m->state, a, &dis, &n) >= 0 && n > 0)
-			s = manager_find_slot(m, dis[0].pe);
-	}
-	if (!s) {
-		MSG("No PCI device or slot %s is known to pcierr", a);
-		return -ENODEV;
-	}
-	return recovery_enable(s, msg, msg_size);
-}
-
 int manager_clear_freeze_count(struct manager *m, const char *addr,
 			       char *msg, size_t msg_size)
 {
@@ -1024,7 +849,6 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 		(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
 	log_info("Freeze count of %s cleared.", d->addr);
 	observe_device_changed(d);
-	manager_schedule_metrics(m);
 	return 0;
 }
 
@@ -1063,8 +887,14 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->bus_flush_source);
 	sd_event_source_disable_unref(m->sighup_source);
 	sd_event_source_unref(m->watchdog_source);
-	udev_source_stop(m);
-	kernel_source_stop(m);
+	/* the sources' (kernel-source.c, udev-source.c) */
+	sd_event_source_disable_unref(m->reconnect_timer);
+	sd_event_source_disable_unref(m->kernel_source);
+	if (m->kernel)
+		m->kops->ctx_free(m->kernel);
+	sd_event_source_disable_unref(m->udev_source);
+	udev_monitor_unref(m->udev_monitor);
+	udev_unref(m->udev);
 	/* what is queued is written before the end */
 	state_writer_free(m->writer);
 	pcierr_state_close(m->state);
@@ -1133,25 +963,4 @@ int manager_prepare(struct manager *m, bool use_bus)
 			return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
 	}
 	return 0;
-}
-
-int manager_start(struct manager *m)
-{
-	int r;
-
-	if (!m->no_udev) {
-		r = udev_source_start(m);
-		if (r < 0)
-			return r;
-	}
-
-	/* the shim may be missing: pcierrd serves and waits for it. The
-	 * first resync is quiet: no InterfacesAdded before the name is
-	 * ours (clients start with GetManagedObjects) */
-	m->quiet = true;
-	r = kernel_source_start(m);
-	if (r >= 0 && m->kernel)
-		(void)manager_resync(m, "start");
-	m->quiet = false;
-	return r < 0 ? r : 0;
 }

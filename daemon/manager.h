@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pcierrd's manager: the daemon's one picture of the world and the glue
- * between its sources and its sinks.
+ * pcierrd's manager: the daemon's one picture of the world, kept current
+ * by its sources, told to its observers.
  *
  *   kernel-source.c   shim EVENT/OP_DONE/OVERFLOW/family  ┐
- *   udev-source.c     add/remove/bind/unbind, AER uevents ├→ manager.c
- *                                                         │   (slots, devices,
- *                                                         │    resync)
- *   recovery.c        policy_step() per slot, carries out ←┘
- *                     its action, persists its effects
- *   bus-*.c           org.pcierr1 objects, signals, methods
- *   state.c metrics.c log.c
+ *   udev-source.c     add/remove/bind/unbind, AER uevents ├→ manager.c (slots,
+ *                                                         │   devices, resync)
+ *                                                         └→ recovery.c
+ *   observers (observer.h), told by manager.c and recovery.c:
+ *     recovery.c        acts on slots a resync finds unhealthy, lost ends
+ *     bus-*.c           org.pcierr1 objects, signals, methods
+ *     metrics-observer.c the metrics file
+ *   start.c puts them together; state.c log.c below them all.
  *
  * A slot is one PE of the shim (named by its address); its devices are the
  * shim's devices of that PE. Everything runs on the one sd-event loop:
@@ -34,6 +35,7 @@
 #include "macro.h"
 #include "observer.h"
 #include "policy.h"
+#include "slot-recovery.h"
 #include "state.h"
 
 struct state_writer;
@@ -95,53 +97,13 @@ struct slot {
 	struct device **devices;	/* in bus order */
 	size_t n_devices;
 
-	/* recovery (recovery.c) */
-	struct pcierr_recovery rec;
-	sd_event_source *timer;		/* step timeout or wait */
-	uint64_t op_id;			/* of the operation in flight; 0: none */
-	enum pcierr_cmd op;		/* ... and its command */
-	enum pcierr_step op_step;	/* ... and its step (REPORT) */
-	unsigned int op_checks;		/* the kernel asked after it (H1) */
-	bool waiting_udev;		/* WAIT_UDEV in progress */
-	/* devices removed by REMOVE whose udev removal is not seen yet */
-	char (*udev_pending)[PCIERR_ADDR_MAX];
-	size_t n_udev_pending;
-	/* a partial REMOVE: one shim operation per device, in turn */
-	char (*remove_queue)[PCIERR_ADDR_MAX];
-	size_t n_remove_queue;
-	int remove_error;		/* the first error among them */
-	bool admin_reset;		/* the next freeze event is a Reset call */
-	uint64_t admin_seq;		/* ... with this seq */
-	pcierr_usec_t admin_deadline;	/* ... expected until (monotonic) */
-	enum pcierr_reset_type admin_type;
-	bool outside_policy;		/* op_id is a resync RESCAN or an ENABLE */
-	const char *mode;		/* of the recovery under way (static) */
-	char disabled_device[PCIERR_ADDR_MAX];	/* named when disabling */
-	int64_t history_id;		/* of the recovery's EVENT entry */
-	/* a RECOVER just sent: its "recover started" history entry is
-	 * queued after the input's effects (recovery.c, feed_then()) */
-	uint64_t recover_mark;
-	/* the last operation whose end this pcierrd saw to, or looked for
-	 * in the history after a restart (recovery_resync_lost_end()) */
-	uint64_t end_checked;
-	pcierr_usec_t step_started_mono;	/* CLOCK_MONOTONIC */
+	struct slot_recovery recovery;	/* recovery.c's (slot-recovery.h) */
 	struct slot_status status;
 
 	bool announced;			/* InterfacesAdded sent */
 	bool seen;			/* mark-and-sweep during a resync */
 	bool refresh_pending;		/* a deferred refresh is asked for */
 	bool bus_dirty;			/* a PropertiesChanged is due (bus-manager.c) */
-	/* freeze events folded into the recovery under way, not yet
-	 * written to the history (one "N further" entry at its end) */
-	uint64_t folded;
-	/* pre-authorised automatic recovery (recovery.c, PCIERR_CMD_ARM):
-	 * armed for the PE id armed_pe_id, no EVENT of the PE seen since */
-	bool armed;
-	uint64_t armed_pe_id;
-	enum pcierr_reset_type armed_type;
-	/* the RECOVER the shim started on its own for the freeze being
-	 * handled (its EVENT's auto_op_id): awaited, not sent */
-	uint64_t auto_op_id;
 };
 
 struct manager_counters {
@@ -165,8 +127,8 @@ struct manager {
 	bool arm_unsupported;		/* the shim refused PCIERR_CMD_ARM (older) */
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
 	sd_bus *bus;			/* NULL: --no-bus */
-	const struct manager_observer *observer;	/* NULL: nobody */
-	void *observer_data;		/* for the observer's own use */
+	const struct manager_observer *observers[MANAGER_OBSERVERS_MAX];
+	size_t n_observers;
 	sd_bus_slot *bus_slots[8];
 
 	struct pcierr_config config;
@@ -223,11 +185,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager *, manager_free);
  * The start, in four steps (config and state are set by main() before):
  *   manager_prepare(m, use_bus)   event loop, signals, names, bus connection
  *   bus_setup(m)                  (bus.h: vtables, installs its observer)
- *   manager_start(m)              udev, the shim, the first (quiet) resync
+ *   pcierrd_start(m)              (start.h: the recovery, udev, the shim,
+ *                                 the first quiet resync)
  *   bus_request_name(m)           (bus.h)
+ * manager_free() releases what the sources hold (the shim's context, the
+ * udev monitor) with the rest.
  */
 int manager_prepare(struct manager *m, bool use_bus);
-int manager_start(struct manager *m);
 
 /* Dump every PE from the shim, update slots and devices, act on PEs that
  * are not healthy (a freeze missed while pcierrd was down or events were
@@ -259,11 +223,9 @@ void manager_set_kernel_connected(struct manager *m, bool connected);
 int manager_save_history(struct manager *m, struct device *d,
 			 const struct pcierr_freeze_record *rec);
 
-/* Write the metrics file soon (when MetricsPath= is set) */
-void manager_schedule_metrics(struct manager *m);
-
 /*
- * Methods (used by the D-Bus side). They return 0 or a negative errno and
+ * Methods (used by the D-Bus side; Reset and Enable are recovery.h's). They
+ * return 0 or a negative errno and
  * fill msg (at most msg_size bytes) with words for the caller on error:
  *   -EINVAL   bad argument            -ENODEV  no such device or slot
  *   -EBUSY    a recovery is running   -ENOTCONN the shim is not loaded
@@ -272,10 +234,6 @@ void manager_schedule_metrics(struct manager *m);
 int manager_inject(struct manager *m, const char *addr,
 		   enum pcierr_channel_state state, uint32_t time_unavail_ms,
 		   uint64_t *ret_seq, char *msg, size_t msg_size);
-int manager_reset(struct manager *m, const char *addr,
-		  enum pcierr_reset_type type, char *msg, size_t msg_size);
-int manager_enable(struct manager *m, const char *addr,
-		   char *msg, size_t msg_size);
 int manager_clear_freeze_count(struct manager *m, const char *addr,
 			       char *msg, size_t msg_size);
 

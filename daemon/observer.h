@@ -2,15 +2,16 @@
 /*
  * How the world hears of pcierrd's model (issue 10 point 12): manager.c,
  * recovery.c and the sources report every change through one small
- * observer interface, never by calling the bus. The D-Bus side is one
- * observer (bus_setup() installs it), the tests install a recording one;
- * with none (--no-bus) nothing is told.
+ * observer interface, never by calling the bus or the recovery. The D-Bus
+ * side is one observer (bus_setup()), the recovery another (recovery_setup():
+ * it acts on slots a resync or refresh finds unhealthy), the tests add a
+ * recording one; with none nothing is told.
  *
  *   source -> policy -> command -> report (journal is logged by the caller;
- *   the observer fans out: D-Bus signals and properties)
+ *   the observers fan out: D-Bus signals and properties)
  *
- * So the includes go one way: bus-*.c include manager.h, never the
- * reverse.
+ * So the includes go one way: bus-*.c and recovery.c include manager.h,
+ * never the reverse.
  */
 #ifndef PCIERRD_OBSERVER_H
 #define PCIERRD_OBSERVER_H
@@ -44,6 +45,13 @@ struct recovery_report {
 	uint64_t duration_usec;
 };
 
+/* Why a slot was looked at again (slot_synced) */
+enum slot_sync {
+	SLOT_SYNC_RESYNC,	/* a resync dumped every PE */
+	SLOT_SYNC_REFRESH,	/* this PE was read again (after an operation) */
+	SLOT_SYNC_DEVICE,	/* a device of it was added or bound */
+};
+
 /* NULL members: nothing to do */
 struct manager_observer {
 	void (*slot_added)(struct slot *s);	/* before its devices */
@@ -54,7 +62,20 @@ struct manager_observer {
 	void (*device_changed)(struct device *d);
 	void (*manager_changed)(struct manager *m);	/* counters, connection */
 	void (*report)(struct manager *m, const struct recovery_report *r);
+
+	/* The model's news for whoever acts on it (recovery.c's observer):
+	 * s as the shim shows it now; the shim runs no operation of s's PE
+	 * (or the PE is gone: an operation s waits for will not end by
+	 * itself); s is about to be freed */
+	void (*slot_synced)(struct slot *s, enum slot_sync how);
+	void (*slot_op_idle)(struct slot *s);
+	void (*slot_freeing)(struct slot *s);
 };
+
+/* Observers are told in the order they were added; -ENOSPC past
+ * MANAGER_OBSERVERS_MAX, 0 for one added already */
+#define MANAGER_OBSERVERS_MAX 4
+int manager_add_observer(struct manager *m, const struct manager_observer *o);
 
 void observe_slot_added(struct slot *s);
 void observe_slot_removed(struct slot *s);
@@ -64,5 +85,8 @@ void observe_device_removed(struct device *d);
 void observe_device_changed(struct device *d);
 void observe_manager_changed(struct manager *m);
 void observe_report(struct manager *m, const struct recovery_report *r);
+void observe_slot_synced(struct slot *s, enum slot_sync how);
+void observe_slot_op_idle(struct slot *s);
+void observe_slot_freeing(struct slot *s);
 
 #endif /* PCIERRD_OBSERVER_H */

@@ -17,6 +17,7 @@
 #include "bus-polkit.h"
 #include "log.h"
 #include "manager.h"
+#include "start.h"
 #include "state-writer.h"
 
 #define DEFAULT_STATE_DIR	"/var/lib/pcierr"
@@ -264,7 +265,7 @@ static int run(int argc, char *argv[])
 			return 1;
 		}
 	}
-	r = manager_start(m);
+	r = pcierrd_start(m);
 	if (r < 0)
 		return 1;
 	if (m->bus) {

@@ -54,9 +54,36 @@ struct follow_up {
 
 static void feed(struct slot *s, const struct pcierr_policy_event *ev);
 
-bool recovery_busy(const struct slot *s)
+/* A resync found the slot not healthy while pcierrd thought it idle: a
+ * freeze missed while pcierrd was down, or an identity disabled earlier
+ * that came back */
+static void recovery_resync_slot(struct slot *s);
+/*
+ * A resync (or a completion of an operation some other pcierrd started)
+ * found the PE's last operation done, one this pcierrd did not start: if
+ * it was a RECOVER or a DISABLE whose recovery the history leaves open
+ * (pcierrd was SIGKILLed while it ran), its end is recorded now (its
+ * steps, RecoveryStarted/Finished, the history's "recovery" entry), or the
+ * recovery goes on from its last step. True when it took the slot up.
+ */
+static bool recovery_resync_lost_end(struct slot *s);
+
+/* Not as a recovery left it: a freeze missed while pcierrd was down, or
+ * an identity disabled earlier that came back */
+static bool slot_unhealthy(const struct slot *s)
 {
-	return s->rec.phase != PCIERR_PHASE_IDLE || s->op_id != 0;
+	if (s->state == PCIERR_PE_STATE_DISABLED)
+		return false;
+	if (s->state != PCIERR_PE_STATE_NORMAL)
+		return true;
+	for (size_t i = 0; i < s->n_devices; i++) {
+		if (s->devices[i]->state != PCIERR_STATE_NORMAL &&
+		    s->devices[i]->state != PCIERR_STATE_UNSPEC)
+			return true;
+		if (s->devices[i]->history.disabled)
+			return true;
+	}
+	return false;
 }
 
 static const char *mode_name(const struct pcierr_recovery *rec)
@@ -158,22 +185,22 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 		.mono = now_boottime_usec(),
 	};
 
-	s->timer = sd_event_source_unref(s->timer);
-	if (s->op_id != 0) {
+	s->recovery.timer = sd_event_source_unref(s->recovery.timer);
+	if (s->recovery.op_id != 0) {
 		/* a command's step timeout: where is the PE? */
 		check_op(s);
 		return 0;
 	}
-	if (s->rec.phase == PCIERR_PHASE_WAIT_UDEV || s->rec.phase == PCIERR_PHASE_WAIT) {
-		bool udev = s->rec.phase == PCIERR_PHASE_WAIT_UDEV;
+	if (s->recovery.policy.phase == PCIERR_PHASE_WAIT_UDEV || s->recovery.policy.phase == PCIERR_PHASE_WAIT) {
+		bool udev = s->recovery.policy.phase == PCIERR_PHASE_WAIT_UDEV;
 		const char *step = udev ? "wait_udev" : "wait";
 		const char *result = udev ? "timeout" : "ok";
-		pcierr_usec_t took = now_monotonic_usec() - s->step_started_mono;
+		pcierr_usec_t took = now_monotonic_usec() - s->recovery.step_started_mono;
 
 		if (udev) {
 			log_warning("Slot %s: udev did not report every removal within %llu s; going on.",
 				    s->addr, PCIERR_POLICY_UDEV_SETTLE_USEC / PCIERR_USEC_PER_SEC);
-			s->waiting_udev = false;
+			s->recovery.waiting_udev = false;
 		}
 		report_step(s, step, result, took);
 		history(s, NULL, PCIERR_HISTORY_STEP, step, result, "", took, 0, "", NULL);
@@ -184,7 +211,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 
 static void disarm(struct slot *s)
 {
-	s->timer = sd_event_source_disable_unref(s->timer);
+	s->recovery.timer = sd_event_source_disable_unref(s->recovery.timer);
 }
 
 static void arm(struct slot *s, pcierr_usec_t usec)
@@ -194,7 +221,7 @@ static void arm(struct slot *s, pcierr_usec_t usec)
 	disarm(s);
 	if (usec == 0)
 		return;
-	r = sd_event_add_time_relative(s->manager->event, &s->timer, CLOCK_BOOTTIME,
+	r = sd_event_add_time_relative(s->manager->event, &s->recovery.timer, CLOCK_BOOTTIME,
 				       usec, 0, on_timer, s);
 	if (r < 0)
 		log_error_errno(r, "Slot %s: failed to arm a timer: %m", s->addr);
@@ -255,7 +282,7 @@ static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
 		}
 		case PCIERR_EFFECT_IDENTITY_DISABLED: {
 			const char *why = out->message[0] ? out->message :
-				s->rec.message[0] ? s->rec.message :
+				s->recovery.policy.message[0] ? s->recovery.policy.message :
 				pcierr_policy_reason_to_string(e->reason);
 			char *dup = strdup(why);
 
@@ -333,13 +360,13 @@ static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step s
 static void started_step(struct slot *s, enum pcierr_cmd op, enum pcierr_step step,
 			 uint64_t op_id, pcierr_usec_t timeout_usec)
 {
-	s->op = op;
-	s->op_step = step;
-	s->op_id = op_id;
-	s->op_checks = 0;
+	s->recovery.op = op;
+	s->recovery.op_step = step;
+	s->recovery.op_id = op_id;
+	s->recovery.op_checks = 0;
 	/* its end is ours to record, never looked for after a resync */
-	s->end_checked = op_id;
-	s->step_started_mono = now_monotonic_usec();
+	s->recovery.end_checked = op_id;
+	s->recovery.step_started_mono = now_monotonic_usec();
 	arm(s, timeout_usec);
 }
 
@@ -352,18 +379,29 @@ static void started(struct slot *s, enum pcierr_cmd op, uint64_t op_id,
 static int issue_remove_next(struct slot *s, uint64_t *op_id)
 {
 	return s->manager->kops->remove_device(s->manager->kernel, s->addr, s->pe_id,
-					       s->remove_queue[0], op_id);
+					       s->recovery.remove_queue[0], op_id);
 }
 
 static void add_udev_pending(struct slot *s, const char *addr)
 {
 	char (*a)[PCIERR_ADDR_MAX];
 
-	a = realloc(s->udev_pending, (s->n_udev_pending + 1) * sizeof(*a));
+	a = realloc(s->recovery.udev_pending, (s->recovery.n_udev_pending + 1) * sizeof(*a));
 	if (!a)
 		return;	/* then the wait is bounded by its timeout */
-	s->udev_pending = a;
-	snprintf(a[s->n_udev_pending++], PCIERR_ADDR_MAX, "%s", addr);
+	s->recovery.udev_pending = a;
+	snprintf(a[s->recovery.n_udev_pending++], PCIERR_ADDR_MAX, "%s", addr);
+}
+
+/* the udev and REMOVE queues of a recovery, emptied */
+static void clear_queues(struct slot *s)
+{
+	free(s->recovery.udev_pending);
+	s->recovery.udev_pending = NULL;
+	s->recovery.n_udev_pending = 0;
+	free(s->recovery.remove_queue);
+	s->recovery.remove_queue = NULL;
+	s->recovery.n_remove_queue = 0;
 }
 
 static void do_remove(struct slot *s, const struct pcierr_policy_output *out,
@@ -373,13 +411,8 @@ static void do_remove(struct slot *s, const struct pcierr_policy_output *out,
 	uint64_t op_id = 0;
 	int r;
 
-	free(s->udev_pending);
-	s->udev_pending = NULL;
-	s->n_udev_pending = 0;
-	free(s->remove_queue);
-	s->remove_queue = NULL;
-	s->n_remove_queue = 0;
-	s->remove_error = 0;
+	clear_queues(s);
+	s->recovery.remove_error = 0;
 
 	if (out->all_devices) {
 		for (size_t i = 0; i < s->n_devices; i++)
@@ -387,20 +420,20 @@ static void do_remove(struct slot *s, const struct pcierr_policy_output *out,
 				add_udev_pending(s, s->devices[i]->addr);
 		r = m->kops->remove(m->kernel, s->addr, s->pe_id, &op_id);
 	} else {
-		s->remove_queue = calloc(out->n_devices ? out->n_devices : 1,
-					 sizeof(*s->remove_queue));
-		if (!s->remove_queue)
+		s->recovery.remove_queue = calloc(out->n_devices ? out->n_devices : 1,
+					 sizeof(*s->recovery.remove_queue));
+		if (!s->recovery.remove_queue)
 			return op_failed_now(s, PCIERR_CMD_REMOVE, 0, -ENOMEM, next);
 		for (size_t i = 0; i < out->n_devices; i++) {
 			unsigned int idx = out->devices[i];
 
 			if (idx >= s->n_devices)
 				continue;
-			snprintf(s->remove_queue[s->n_remove_queue++], PCIERR_ADDR_MAX, "%s",
+			snprintf(s->recovery.remove_queue[s->recovery.n_remove_queue++], PCIERR_ADDR_MAX, "%s",
 				 s->devices[idx]->addr);
 			add_udev_pending(s, s->devices[idx]->addr);
 		}
-		if (s->n_remove_queue == 0)
+		if (s->recovery.n_remove_queue == 0)
 			return op_failed_now(s, PCIERR_CMD_REMOVE, 0, -ENODEV, next);
 		r = issue_remove_next(s, &op_id);
 	}
@@ -412,13 +445,13 @@ static void do_remove(struct slot *s, const struct pcierr_policy_output *out,
 static void emit_started(struct slot *s)
 {
 	struct manager *m = s->manager;
-	const char *mode = mode_name(&s->rec);
+	const char *mode = mode_name(&s->recovery.policy);
 
-	bool fallback = s->rec.phase != PCIERR_PHASE_KERNEL &&
-			s->rec.mode != PCIERR_MODE_CALLBACKS;
+	bool fallback = s->recovery.policy.phase != PCIERR_PHASE_KERNEL &&
+			s->recovery.policy.mode != PCIERR_MODE_CALLBACKS;
 
-	s->folded = 0;
-	s->mode = mode;
+	s->recovery.folded = 0;
+	s->recovery.mode = mode;
 	/* the counters change before they are announced (review M9) */
 	m->counters.recoveries_started++;
 	if (fallback)
@@ -431,10 +464,10 @@ static void emit_started(struct slot *s)
 	if (fallback) {
 		log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
 			   "Slot %s: %s; recovering by %s.", s->addr,
-			   s->rec.mode == PCIERR_MODE_FULL_HOTPLUG ?
+			   s->recovery.policy.mode == PCIERR_MODE_FULL_HOTPLUG ?
 			   "no driver has recovery callbacks" :
 			   "some drivers lack recovery callbacks",
-			   s->rec.mode == PCIERR_MODE_FULL_HOTPLUG ?
+			   s->recovery.policy.mode == PCIERR_MODE_FULL_HOTPLUG ?
 			   (s->reset_types == 0 ?
 			    "hot-unplug and rescan, without a reset (the PE has none)" :
 			    "hot-unplug, reset and rescan") :
@@ -465,10 +498,10 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 	char duration[32];
 
 	disarm(s);
-	s->waiting_udev = false;
+	s->recovery.waiting_udev = false;
 	/* whatever started this recovery, an admin's Reset pending is over
 	 * with it (review M3) */
-	s->admin_reset = false;
+	s->recovery.admin_reset = false;
 	if (out->recovered)
 		result = "recovered";
 	else if (disabled)
@@ -493,7 +526,7 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 		log_struct(LOG_NOTICE, PCIERR_MESSAGE_RECOVERED, s->addr, NULL, extra,
 			   "Slot %s recovered in %llu ms (%s).", s->addr,
 			   (unsigned long long)(out->duration_usec / 1000),
-			   s->mode ? s->mode : mode_name(&s->rec));
+			   s->recovery.mode ? s->recovery.mode : mode_name(&s->recovery.policy));
 	} else {
 		const char *extra[] = { duration, NULL };
 
@@ -502,7 +535,7 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 			   "Slot %s was not recovered (%s): %s.", s->addr, result,
 			   why ? why : "");
 	}
-	history(s, NULL, PCIERR_HISTORY_RECOVERY, s->mode ? s->mode : mode_name(&s->rec), result, "",
+	history(s, NULL, PCIERR_HISTORY_RECOVERY, s->recovery.mode ? s->recovery.mode : mode_name(&s->recovery.policy), result, "",
 		out->duration_usec, 0, why, NULL);
 	observe_report(m, &(struct recovery_report) {
 		.type = REPORT_FINISHED, .slot = s->addr, .result = result,
@@ -511,7 +544,7 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 
 	if (disabled) {
 		char reason[512];
-		const char *dev = s->disabled_device;
+		const char *dev = s->recovery.disabled_device;
 
 		if (why && strstr(why, "reseat"))
 			snprintf(reason, sizeof(reason), "%s; then run: pcierrctl enable %s",
@@ -527,12 +560,11 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 		});
 		snprintf(s->status.message, sizeof(s->status.message), "%s", reason);
 	}
-	free(s->udev_pending);
-	s->udev_pending = NULL;
-	s->n_udev_pending = 0;
+	free(s->recovery.udev_pending);
+	s->recovery.udev_pending = NULL;
+	s->recovery.n_udev_pending = 0;
 	manager_schedule_refresh(m, s);
 	observe_manager_changed(m);
-	manager_schedule_metrics(m);
 }
 
 /* a RECOVER's steps, at most (kernel/pcierr_shim: PCIERR_RECOVER_STEPS) */
@@ -544,7 +576,7 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
  */
 static enum pcierr_reset_type first_reset(const struct slot *s)
 {
-	enum pcierr_reset_type want = s->rec.requested_reset;
+	enum pcierr_reset_type want = s->recovery.policy.requested_reset;
 
 	if (want != PCIERR_RESET_UNSPEC && (s->reset_types & (1U << want)))
 		return want;
@@ -571,21 +603,21 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	uint64_t op_id = 0;
 	int r;
 
-	if (s->auto_op_id && out->step == PCIERR_STEP_ERROR_DETECTED) {
+	if (s->recovery.auto_op_id && out->step == PCIERR_STEP_ERROR_DETECTED) {
 		/* the shim started it on its own (armed): awaited, not sent;
 		 * the recovery no longer waits for this line */
 		log_info("Slot %s: recover %" PRIu64 " started by the shim itself (armed); awaiting it.",
-			 s->addr, s->auto_op_id);
-		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
+			 s->addr, s->recovery.auto_op_id);
+		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->recovery.auto_op_id,
 			     out->timeout_usec * 4);
 		/* as for a RECOVER sent (below): a restarted pcierrd learns
 		 * from the mark that its end is not recorded */
-		s->recover_mark = s->auto_op_id;
-		s->auto_op_id = 0;
+		s->recovery.recover_mark = s->recovery.auto_op_id;
+		s->recovery.auto_op_id = 0;
 		return true;
 	}
-	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->rec.mode != PCIERR_MODE_CALLBACKS ||
-	    s->rec.escalate || s->rec.reset_requested || type == PCIERR_RESET_UNSPEC ||
+	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->recovery.policy.mode != PCIERR_MODE_CALLBACKS ||
+	    s->recovery.policy.escalate || s->recovery.policy.reset_requested || type == PCIERR_RESET_UNSPEC ||
 	    (out->state != PCIERR_STATE_FROZEN && out->state != PCIERR_STATE_NORMAL) ||
 	    !m->kops->recover)
 		return false;
@@ -599,7 +631,7 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 		     out->timeout_usec * 4);
 	/* its steps are written at its end: a pcierrd restarted before
 	 * then learns from this entry that the end is not recorded */
-	s->recover_mark = op_id;
+	s->recovery.recover_mark = op_id;
 	return true;
 }
 
@@ -623,7 +655,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			break;
 		case PCIERR_REASON_FOLDED:
 			/* the first one; the rest are counted (folded_summary) */
-			if (s->folded <= 1)
+			if (s->recovery.folded <= 1)
 				log_info("Slot %s: froze again during its recovery; folded in.",
 					 s->addr);
 			break;
@@ -651,7 +683,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			return op_failed_now(s, PCIERR_CMD_RESET, 0, r, next);
 		return started(s, PCIERR_CMD_RESET, op_id, out->timeout_usec);
 	case PCIERR_ACTION_REMOVE:
-		if (out->reason == PCIERR_REASON_NO_RESET && s->rec.phase != PCIERR_PHASE_IDLE) {
+		if (out->reason == PCIERR_REASON_NO_RESET && s->recovery.policy.phase != PCIERR_PHASE_IDLE) {
 			/* issue 8 point 6: the path, in the journal */
 			m->counters.hotplug_fallbacks++;
 			log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
@@ -661,7 +693,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			return op_failed_now(s, PCIERR_CMD_REMOVE, 0, -ENOTCONN, next);
 		return do_remove(s, out, next);
 	case PCIERR_ACTION_WAIT_UDEV:
-		if (s->n_udev_pending == 0) {
+		if (s->recovery.n_udev_pending == 0) {
 			next->pending = true;
 			next->ev = (struct pcierr_policy_event) {
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
@@ -673,14 +705,14 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", 0, 0, "", NULL);
 			return;
 		}
-		s->waiting_udev = true;
-		s->step_started_mono = now_monotonic_usec();
+		s->recovery.waiting_udev = true;
+		s->recovery.step_started_mono = now_monotonic_usec();
 		arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_WAIT:
 		log_info("Slot %s: unavailable for %llu ms; waiting before recovering.", s->addr,
 			 (unsigned long long)(out->timeout_usec / 1000));
-		s->step_started_mono = now_monotonic_usec();
+		s->recovery.step_started_mono = now_monotonic_usec();
 		arm(s, out->timeout_usec);
 		return;
 	case PCIERR_ACTION_RESCAN:
@@ -690,7 +722,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		return started(s, PCIERR_CMD_RESCAN, op_id, out->timeout_usec);
 	case PCIERR_ACTION_DISABLE:
 		/* the devices are gone once it is done: name one now */
-		snprintf(s->disabled_device, sizeof(s->disabled_device), "%s",
+		snprintf(s->recovery.disabled_device, sizeof(s->recovery.disabled_device), "%s",
 			 first_disabled_device(s));
 		r = k ? ko->disable(k, s->addr, s->pe_id, &op_id) : -ENOTCONN;
 		log_warning("Slot %s: disabling: %s", s->addr,
@@ -766,7 +798,7 @@ static bool next_freeze_recovers(struct slot *s, enum pcierr_reset_type *type)
 	if (!out || build_pe(s, &pe, &devs) < 0)
 		return false;
 	for (size_t i = 0; i < s->n_devices; i++) {
-		struct pcierr_recovery rec = s->rec;
+		struct pcierr_recovery rec = s->recovery.policy;
 		struct pcierr_policy_event ev = {
 			.type = PCIERR_POLICY_EV_FREEZE,
 			.now = now_realtime_usec(),
@@ -785,7 +817,7 @@ static bool next_freeze_recovers(struct slot *s, enum pcierr_reset_type *type)
 		    rec.mode != PCIERR_MODE_CALLBACKS || rec.escalate || rec.reset_requested)
 			return false;
 		copy = *s;
-		copy.rec = rec;
+		copy.recovery.policy = rec;
 		*type = first_reset(&copy);
 		if (*type == PCIERR_RESET_UNSPEC)
 			return false;
@@ -798,7 +830,7 @@ static bool arm_wanted(struct slot *s, enum pcierr_reset_type *type)
 	struct manager *m = s->manager;
 
 	return m->config.auto_recover && m->kernel && m->kernel_connected && m->kops->arm &&
-	       !recovery_busy(s) && !s->admin_reset && !(s->flags & PCIERR_PE_F_BUSY) &&
+	       !slot_recovery_busy(&s->recovery) && !s->recovery.admin_reset && !(s->flags & PCIERR_PE_F_BUSY) &&
 	       !(s->flags & PCIERR_PE_F_DISABLED) && s->state != PCIERR_PE_STATE_DISABLED &&
 	       s->state != PCIERR_PE_STATE_REMOVED &&
 	       /* RTAS (pseries) and EEH: not proven with RECOVER; the daemon asks */
@@ -817,34 +849,34 @@ static void send_arm(struct slot *s, bool on, enum pcierr_reset_type type)
 		if (!m->arm_unsupported)
 			log_info("The kernel shim has no PCIERR_CMD_ARM: every freeze goes through pcierrd.");
 		m->arm_unsupported = true;
-		s->armed = false;
+		s->recovery.armed = false;
 		return;
 	}
 	if (r < 0) {
 		/* an older shim (EOPNOTSUPP, EINVAL), a changed PE (ESTALE):
 		 * the freeze then goes the usual way */
 		log_debug_errno(r, "Slot %s: %s failed: %m", s->addr, on ? "arm" : "disarm");
-		s->armed = false;
+		s->recovery.armed = false;
 		return;
 	}
-	s->armed = on;
-	s->armed_pe_id = s->pe_id;
-	s->armed_type = type;
+	s->recovery.armed = on;
+	s->recovery.armed_pe_id = s->pe_id;
+	s->recovery.armed_type = type;
 	log_debug("Slot %s: %s.", s->addr, on ? "armed: the shim recovers its next freeze at once" :
 		  "disarmed");
 }
 
-void recovery_update_arm(struct slot *s)
+static void recovery_update_arm(struct slot *s)
 {
 	enum pcierr_reset_type type = PCIERR_RESET_UNSPEC;
 	bool want;
 
 	if (!s->manager->kernel || !s->manager->kops->arm || s->manager->arm_unsupported)
 		return;
-	if (!s->armed && !s->manager->config.auto_recover)
+	if (!s->recovery.armed && !s->manager->config.auto_recover)
 		return;
 	want = arm_wanted(s, &type);
-	if (want == s->armed && (!want || (s->armed_pe_id == s->pe_id && s->armed_type == type)))
+	if (want == s->recovery.armed && (!want || (s->recovery.armed_pe_id == s->pe_id && s->recovery.armed_type == type)))
 		return;
 	if (!want && (s->flags & PCIERR_PE_F_BUSY))
 		return;		/* its arm is used up (resync: recovery_resync_slot) */
@@ -893,13 +925,13 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 		_cleanup_free_ struct pcierr_policy_device *devs = NULL;
 		struct pcierr_policy_event ev = next.ev;
 		struct pcierr_policy_pe pe;
-		bool was_idle = s->rec.phase == PCIERR_PHASE_IDLE;
+		bool was_idle = s->recovery.policy.phase == PCIERR_PHASE_IDLE;
 		int r;
 
 		next.pending = false;
 		r = build_pe(s, &pe, &devs);
 		if (r >= 0)
-			r = pcierr_policy_step(&m->config, &pe, &s->rec, &ev, out);
+			r = pcierr_policy_step(&m->config, &pe, &s->recovery.policy, &ev, out);
 		if (r < 0) {
 			log_error_errno(r, "Slot %s: the policy refused an input: %m", s->addr);
 			break;
@@ -911,7 +943,7 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 			fanout(s, userdata);
 			fanout = NULL;
 		}
-		if (was_idle && s->rec.phase != PCIERR_PHASE_IDLE && !is_command(out->action))
+		if (was_idle && s->recovery.policy.phase != PCIERR_PHASE_IDLE && !is_command(out->action))
 			emit_started(s);
 
 		/* act */
@@ -926,19 +958,19 @@ static void feed_then(struct slot *s, const struct pcierr_policy_event *first,
 			  ev.type == PCIERR_POLICY_EV_OP_DONE ? pcierr_op_to_string(ev.op) : "input",
 			  pcierr_policy_action_to_string(out->action),
 			  pcierr_policy_reason_to_string(out->reason),
-			  pcierr_recovery_phase_to_string(s->rec.phase));
+			  pcierr_recovery_phase_to_string(s->recovery.policy.phase));
 		commit_effects(s, pend);
-		if (s->recover_mark) {
+		if (s->recovery.recover_mark) {
 			/* after the freeze it counts (queued in order): written,
 			 * it means the count is too */
 			char message[64];
 
-			snprintf(message, sizeof(message), "operation %" PRIu64, s->recover_mark);
+			snprintf(message, sizeof(message), "operation %" PRIu64, s->recovery.recover_mark);
 			history(s, NULL, PCIERR_HISTORY_STEP, PCIERR_HISTORY_RECOVER_STEP,
 				PCIERR_HISTORY_RECOVER_STARTED, "", 0, 0, message, NULL);
-			s->recover_mark = 0;
+			s->recovery.recover_mark = 0;
 		}
-		if (was_idle && is_command(out->action) && s->rec.phase != PCIERR_PHASE_IDLE)
+		if (was_idle && is_command(out->action) && s->recovery.policy.phase != PCIERR_PHASE_IDLE)
 			emit_started(s);
 		observe_slot_changed(s);
 	}
@@ -985,7 +1017,7 @@ struct event_news {
  * A freeze of a PE that is recovering (issue 11 point 10): the policy
  * counts it (freeze count, escalation) as always, but past the first one
  * it costs no journal entry, signal or history row of its own, and no
- * refresh: a counter (EventsFolded, s->folded) and one history entry
+ * refresh: a counter (EventsFolded, s->recovery.folded) and one history entry
  * "N further freeze events folded" when the recovery ends.
  */
 static void event_fanout(struct slot *s, void *userdata);
@@ -993,7 +1025,7 @@ static void event_fanout(struct slot *s, void *userdata);
 static void folded_fanout(struct slot *s, void *userdata)
 {
 	s->manager->counters.events_folded++;
-	if (++s->folded == 1)
+	if (++s->recovery.folded == 1)
 		event_fanout(s, userdata);
 }
 
@@ -1001,14 +1033,14 @@ static void folded_summary(struct slot *s)
 {
 	char message[128];
 
-	if (s->folded > 1) {
+	if (s->recovery.folded > 1) {
 		snprintf(message, sizeof(message),
 			 "%" PRIu64 " further freeze events folded into this recovery",
-			 s->folded - 1);
+			 s->recovery.folded - 1);
 		log_info("Slot %s: %s.", s->addr, message);
 		history(s, NULL, PCIERR_HISTORY_EVENT, "folded", "", "", 0, 0, message, NULL);
 	}
-	s->folded = 0;
+	s->recovery.folded = 0;
 }
 
 static void event_fanout(struct slot *s, void *userdata)
@@ -1028,12 +1060,12 @@ static void event_fanout(struct slot *s, void *userdata)
 	snprintf(message, sizeof(message), "source %s, unavailable %u ms, seq %" PRIu64 "%s",
 		 source ?: "?", e->time_unavail_ms, e->seq, detail);
 	history(s, e->dev, PCIERR_HISTORY_EVENT, pcierr_state_to_string(e->state), "", "",
-		0, 0, message, &s->history_id);
+		0, 0, message, &s->recovery.history_id);
 }
 
 static bool admin_pending(const struct slot *s)
 {
-	return s->admin_reset && now_monotonic_usec() < s->admin_deadline;
+	return s->recovery.admin_reset && now_monotonic_usec() < s->recovery.admin_deadline;
 }
 
 /* the most of a platform error log put in one journal field, as hex */
@@ -1088,17 +1120,17 @@ static void log_error_detail(const char *slot, const char *dev,
  */
 static void auto_not_taken(struct slot *s)
 {
-	if (s->auto_op_id == 0)
+	if (s->recovery.auto_op_id == 0)
 		return;
 	log_warning("Slot %s: the shim started recover %" PRIu64 " on its own (armed), but the policy chose otherwise.",
-		    s->addr, s->auto_op_id);
-	if (!recovery_busy(s)) {
-		s->outside_policy = true;
-		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->auto_op_id,
+		    s->addr, s->recovery.auto_op_id);
+	if (!slot_recovery_busy(&s->recovery)) {
+		s->recovery.outside_policy = true;
+		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->recovery.auto_op_id,
 			     (pcierr_usec_t)s->manager->config.defaults.step_timeout_sec *
 			     PCIERR_USEC_PER_SEC * 4);
 	}
-	s->auto_op_id = 0;
+	s->recovery.auto_op_id = 0;
 }
 
 void recovery_on_event(struct manager *m, const struct pcierr_event *e)
@@ -1127,22 +1159,22 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 	}
 	/* act on the PE the error was detected in: if it changed since (a
 	 * card swapped), the shim refuses our commands with ESTALE */
-	if (s->op_id == 0 && e->pe_id)
+	if (s->recovery.op_id == 0 && e->pe_id)
 		s->pe_id = e->pe_id;
 	/* any event of the PE uses its arm up; this one may have started
 	 * the RECOVER the policy is about to ask for (recovery_update_arm) */
-	s->armed = false;
-	s->auto_op_id = s->op_id == 0 ? e->auto_op_id : 0;
+	s->recovery.armed = false;
+	s->recovery.auto_op_id = s->recovery.op_id == 0 ? e->auto_op_id : 0;
 
 	d = manager_find_device(m, e->dev);
 	/* an administrator's Reset first: its event is never a duplicate
 	 * (review M3) */
-	if (s->admin_reset && e->seq == s->admin_seq) {
-		s->admin_reset = false;
+	if (s->recovery.admin_reset && e->seq == s->recovery.admin_seq) {
+		s->recovery.admin_reset = false;
 		ev.freeze_kind = PCIERR_FREEZE_ADMIN;
-		ev.reset_type = s->admin_type;
+		ev.reset_type = s->recovery.admin_type;
 		news.source = "admin";
-	} else if (d && recovery_busy(s) && e->error_gen != 0 &&
+	} else if (d && slot_recovery_busy(&s->recovery) && e->error_gen != 0 &&
 		   counted_before(d, e->error_gen)) {
 		/* a resync already found and counted this one */
 		log_debug("Slot %s: event seq %" PRIu64 " already handled by a resync.",
@@ -1162,7 +1194,7 @@ void recovery_on_event(struct manager *m, const struct pcierr_event *e)
 
 	/* folded into the recovery under way: O(1), no refresh (the event
 	 * says the state; the recovery's end refreshes) */
-	if (s->rec.phase != PCIERR_PHASE_IDLE && ev.freeze_kind == PCIERR_FREEZE_DETECTED &&
+	if (s->recovery.policy.phase != PCIERR_PHASE_IDLE && ev.freeze_kind == PCIERR_FREEZE_DETECTED &&
 	    e->state != PCIERR_STATE_PERM_FAILURE) {
 		feed_then(s, &ev, folded_fanout, &news);
 		s = manager_find_slot(m, e->pe);
@@ -1241,23 +1273,23 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 	if (!s)
 		return;
 	/* the PE as the operation left it: what the next command names */
-	if (s->op_id == d->op_id && d->pe_id)
+	if (s->recovery.op_id == d->op_id && d->pe_id)
 		s->pe_id = d->pe_id;
-	if (s->op_id == 0 || s->op_id != d->op_id) {
-		if (s->op_id == 0 && !recovery_busy(s)) {
+	if (s->recovery.op_id == 0 || s->recovery.op_id != d->op_id) {
+		if (s->recovery.op_id == 0 && !slot_recovery_busy(&s->recovery)) {
 			/* someone else's operation (a pcierrd before a
 			 * restart, a tool): look at the slot now */
 			(void)manager_refresh_slot(m, s);
 			s = manager_find_slot(m, d->pe);
-			if (s && !recovery_busy(s) && !(s->flags & PCIERR_PE_F_BUSY) &&
+			if (s && !slot_recovery_busy(&s->recovery) && !(s->flags & PCIERR_PE_F_BUSY) &&
 			    !recovery_resync_lost_end(s))
 				recovery_resync_slot(s);
 		} else
 			log_debug("Slot %s: OP_DONE of operation %" PRIu64 " ignored (waiting for %" PRIu64 ").",
-				  s->addr, d->op_id, s->op_id);
+				  s->addr, d->op_id, s->recovery.op_id);
 		return;
 	}
-	s->op_id = 0;
+	s->recovery.op_id = 0;
 	disarm(s);
 	if (d->detail.severity != PCIERR_DETAIL_UNSPEC) {	/* DISABLE on pseries */
 		char dh[64];
@@ -1265,8 +1297,8 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 		log_error_detail(s->addr, NULL, &d->detail, dh, sizeof(dh));
 	}
 
-	if (s->outside_policy) {
-		s->outside_policy = false;
+	if (s->recovery.outside_policy) {
+		s->recovery.outside_policy = false;
 		if (d->error)
 			log_error("Slot %s: %s failed: %s", s->addr, pcierr_op_to_string(d->op),
 				  strerror(d->error));
@@ -1276,15 +1308,15 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 		return;
 	}
 
-	if (s->n_remove_queue > 0) {
+	if (s->recovery.n_remove_queue > 0) {
 		uint64_t op_id;
 		int r;
 
-		if (d->error && !s->remove_error)
-			s->remove_error = -(int)d->error;
-		memmove(&s->remove_queue[0], &s->remove_queue[1],
-			(s->n_remove_queue - 1) * sizeof(*s->remove_queue));
-		if (--s->n_remove_queue > 0) {
+		if (d->error && !s->recovery.remove_error)
+			s->recovery.remove_error = -(int)d->error;
+		memmove(&s->recovery.remove_queue[0], &s->recovery.remove_queue[1],
+			(s->recovery.n_remove_queue - 1) * sizeof(*s->recovery.remove_queue));
+		if (--s->recovery.n_remove_queue > 0) {
 			r = issue_remove_next(s, &op_id);
 			if (r == 0) {
 				started(s, PCIERR_CMD_REMOVE, op_id,
@@ -1292,8 +1324,8 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 					PCIERR_USEC_PER_SEC);
 				return;
 			}
-			if (!s->remove_error)
-				s->remove_error = r;
+			if (!s->recovery.remove_error)
+				s->recovery.remove_error = r;
 		}
 	}
 
@@ -1321,11 +1353,11 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 		.mono = now_boottime_usec(),
 		.op = d->op,
 		.step = d->step,
-		.error = d->error ? -(int)d->error : s->remove_error,
+		.error = d->error ? -(int)d->error : s->recovery.remove_error,
 		.results = res,
 		.n_results = d->n_results,
 	};
-	s->remove_error = 0;
+	s->recovery.remove_error = 0;
 	feed_then(s, &ev, op_done_fanout, &news);
 	s = manager_find_slot(m, d->pe);
 	if (s && !changes_devices(d->op))
@@ -1448,33 +1480,33 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 
 	if (!s)
 		return false;
-	if (s->op_id == 0 && !recovery_busy(s) && !admin_pending(s) &&
+	if (s->recovery.op_id == 0 && !slot_recovery_busy(&s->recovery) && !admin_pending(s) &&
 	    rd->n_steps > 0 && rd->steps[0].op == PCIERR_CMD_REPORT &&
 	    rd->steps[0].step == PCIERR_STEP_ERROR_DETECTED &&
-	    pcierr_policy_resume_hotplug(&s->rec, PCIERR_CMD_RECOVER, now_realtime_usec(),
+	    pcierr_policy_resume_hotplug(&s->recovery.policy, PCIERR_CMD_RECOVER, now_realtime_usec(),
 					 now_boottime_usec()) == 0) {
 		/* a pcierrd before a restart started it (scenario 25): its
 		 * steps finish that recovery here, the freeze counted then */
 		log_notice("Slot %s: a recover started before pcierrd restarted has finished; taking its steps up.",
 			   s->addr);
 		emit_started(s);
-		s->op_id = rd->op_id;
-		s->end_checked = rd->op_id;
+		s->recovery.op_id = rd->op_id;
+		s->recovery.end_checked = rd->op_id;
 	}
-	if (s->op_id == 0 || s->op_id != rd->op_id) {
+	if (s->recovery.op_id == 0 || s->recovery.op_id != rd->op_id) {
 		log_debug("Slot %s: completion of recover %" PRIu64 " ignored (waiting for %" PRIu64 ").",
-			  s->addr, rd->op_id, s->op_id);
-		if (s->op_id == 0 && !recovery_busy(s))
+			  s->addr, rd->op_id, s->recovery.op_id);
+		if (s->recovery.op_id == 0 && !slot_recovery_busy(&s->recovery))
 			manager_schedule_refresh(m, s);
 		return false;
 	}
 	if (rd->pe_id)
 		s->pe_id = rd->pe_id;
-	s->op_id = 0;
+	s->recovery.op_id = 0;
 	disarm(s);
-	if (s->outside_policy) {
+	if (s->recovery.outside_policy) {
 		/* an automatic RECOVER the policy did not take up */
-		s->outside_policy = false;
+		s->recovery.outside_policy = false;
 		log_info("Slot %s: recover %" PRIu64 " (started by the shim) ended: %s.", s->addr,
 			 rd->op_id, pcierr_recover_stop_to_string(rd->stop) ?: "?");
 		(void)manager_refresh_slot(m, s);
@@ -1493,7 +1525,7 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 		};
 
 		snprintf(d.pe, sizeof(d.pe), "%s", rd->pe);
-		s->op_id = rd->op_id;
+		s->recovery.op_id = rd->op_id;
 		op_done(m, &d, lost);
 		return true;
 	}
@@ -1501,7 +1533,7 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 	for (i = 0; i + 1 < rd->n_steps; i++) {
 		_cleanup_free_ struct pcierr_policy_device *devs = NULL;
 		_cleanup_free_ struct pcierr_policy_result *sres = NULL;
-		struct pcierr_recovery saved = s->rec;
+		struct pcierr_recovery saved = s->recovery.policy;
 		struct pcierr_policy_pe pe;
 		int r;
 
@@ -1511,10 +1543,10 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 			break;
 		r = build_pe(s, &pe, &devs);
 		if (r >= 0)
-			r = pcierr_policy_step(&m->config, &pe, &s->rec, &ev, out);
+			r = pcierr_policy_step(&m->config, &pe, &s->recovery.policy, &ev, out);
 		if (r < 0 || !same_command(out, &rd->steps[i + 1]) || out->n_effects > 0) {
 			/* the policy decides here: from this step on as usual */
-			s->rec = saved;
+			s->recovery.policy = saved;
 			if (r >= 0)
 				log_notice("Slot %s: after %s the kernel went on with %s, the policy chose %s; going on from %s.",
 					   s->addr, rstep_name(&rd->steps[i]),
@@ -1524,12 +1556,12 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 			break;
 		}
 		/* the kernel did what the policy chose */
-		s->rec.stuck = false;
+		s->recovery.policy.stuck = false;
 	}
 	res = step_results(&rd->steps[i]);
 	ev = step_event(&rd->steps[i], res);
-	s->op = rd->steps[i].op;
-	s->op_step = rd->steps[i].step;
+	s->recovery.op = rd->steps[i].op;
+	s->recovery.op_step = rd->steps[i].step;
 	feed_then(s, &ev, recover_fanout, &news);
 	s = manager_find_slot(m, rd->pe);
 	if (s)
@@ -1580,7 +1612,7 @@ static int recover_lost(struct slot *s)
 	r = m->kops->last_recover(m->kernel, s->addr, &rd);
 	if (r < 0)
 		return r;
-	if (rd.op_id != s->op_id) {
+	if (rd.op_id != s->recovery.op_id) {
 		pcierr_recover_done_clear(&rd);
 		return -ENOMSG;
 	}
@@ -1606,9 +1638,9 @@ static void check_op(struct slot *s)
 	_cleanup_free_ struct pcierr_dev_result *results = NULL;
 	struct pcierr_pe pe = { 0 };
 	struct pcierr_op_done d = {
-		.op_id = s->op_id,
-		.op = s->op,
-		.step = s->op_step,
+		.op_id = s->recovery.op_id,
+		.op = s->recovery.op,
+		.step = s->recovery.op_step,
 		.error = ETIMEDOUT,
 	};
 	pcierr_usec_t again;
@@ -1619,7 +1651,7 @@ static void check_op(struct slot *s)
 		r = m->kops->pe_get(m->kernel, s->addr, &pe);
 	if (r == -ENODEV)
 		busy = false;
-	else if (r >= 0 && pe.last_op.op_id == s->op_id) {
+	else if (r >= 0 && pe.last_op.op_id == s->recovery.op_id) {
 		/* ABI v2: the shim says how our operation ended */
 		busy = !pe.last_op.done;
 		if (pe.last_op.done) {
@@ -1645,7 +1677,7 @@ static void check_op(struct slot *s)
 		busy = false;
 	pcierr_pe_clear(&pe);
 
-	if (!busy && s->op == PCIERR_CMD_RECOVER) {
+	if (!busy && s->recovery.op == PCIERR_CMD_RECOVER) {
 		if (known && recover_lost(s) == 0)
 			return;
 		/* how it ended is not known: as error_detected failing (the
@@ -1658,12 +1690,12 @@ static void check_op(struct slot *s)
 		results = NULL;
 		d.results = NULL;
 		d.n_results = 0;
-		s->op = PCIERR_CMD_REPORT;
+		s->recovery.op = PCIERR_CMD_REPORT;
 	}
 	if (!busy) {
 		snprintf(d.pe, sizeof(d.pe), "%s", s->addr);
 		if (!known)
-			d.duration_ns = (now_monotonic_usec() - s->step_started_mono) * 1000;
+			d.duration_ns = (now_monotonic_usec() - s->recovery.step_started_mono) * 1000;
 		log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
 			   "Slot %s: the shim finished %s but its completion never came; %s.",
 			   s->addr, step_name(&d), known ? "going on with the result the shim kept" :
@@ -1672,7 +1704,7 @@ static void check_op(struct slot *s)
 		return;
 	}
 
-	if (!s->rec.stuck) {
+	if (!s->recovery.policy.stuck) {
 		struct pcierr_policy_event ev = {
 			.type = PCIERR_POLICY_EV_TIMEOUT,
 			.now = now_realtime_usec(),
@@ -1682,29 +1714,29 @@ static void check_op(struct slot *s)
 		feed(s, &ev);	/* STUCK, reported once */
 	}
 	again = (pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC;
-	for (unsigned int i = 0; i < s->op_checks && again < OP_RECHECK_MAX_USEC; i++)
+	for (unsigned int i = 0; i < s->recovery.op_checks && again < OP_RECHECK_MAX_USEC; i++)
 		again *= 2;
 	again = MIN(MAX(again, PCIERR_USEC_PER_SEC), OP_RECHECK_MAX_USEC);
-	s->op_checks++;
+	s->recovery.op_checks++;
 	if (r < 0)
 		log_warning_errno(r, "Slot %s: cannot ask the kernel after %s: %m; asking again in %llu s.",
-				  s->addr, pcierr_op_to_string(s->op) ?: "?",
+				  s->addr, pcierr_op_to_string(s->recovery.op) ?: "?",
 				  (unsigned long long)(again / PCIERR_USEC_PER_SEC));
 	else
 		log_warning("Slot %s: %s is still running in the kernel; asking again in %llu s.",
-			    s->addr, pcierr_op_to_string(s->op) ?: "?",
+			    s->addr, pcierr_op_to_string(s->recovery.op) ?: "?",
 			    (unsigned long long)(again / PCIERR_USEC_PER_SEC));
 	arm(s, again);
 }
 
-void recovery_op_maybe_lost(struct slot *s)
+static void recovery_op_maybe_lost(struct slot *s)
 {
-	if (s->op_id == 0)
+	if (s->recovery.op_id == 0)
 		return;
 	/* the timer then asks the kernel (check_op) */
-	if (!s->timer || s->op_checks == 0) {
+	if (!s->recovery.timer || s->recovery.op_checks == 0) {
 		log_debug("Slot %s: the shim is done with operation %" PRIu64 "; its OP_DONE is due.",
-			  s->addr, s->op_id);
+			  s->addr, s->recovery.op_id);
 		arm(s, OP_LOST_GRACE_USEC);
 	}
 }
@@ -1763,7 +1795,7 @@ void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
 
 	/* the kernel names the bridge it recovered below: the whole slot */
 	news.whole = strcmp(u->addr, s->addr) == 0;
-	news.first = u->aer == PCIERR_POLICY_AER_BEGIN || s->rec.phase == PCIERR_PHASE_IDLE;
+	news.first = u->aer == PCIERR_POLICY_AER_BEGIN || s->recovery.policy.phase == PCIERR_PHASE_IDLE;
 	ev.device = news.whole ? NULL : u->addr;
 	feed_then(s, &ev, aer_fanout, &news);
 	s = manager_find_slot_for(m, u->addr);
@@ -1776,24 +1808,24 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 	for (size_t i = 0; i < m->n_slots; i++) {
 		struct slot *s = m->slots[i];
 
-		if (s->n_udev_pending == 0)
+		if (s->recovery.n_udev_pending == 0)
 			continue;
-		for (size_t j = 0; j < s->n_udev_pending; j++)
-			if (strcmp(s->udev_pending[j], addr) == 0) {
-				memmove(&s->udev_pending[j], &s->udev_pending[j + 1],
-					(s->n_udev_pending - j - 1) * sizeof(*s->udev_pending));
-				s->n_udev_pending--;
+		for (size_t j = 0; j < s->recovery.n_udev_pending; j++)
+			if (strcmp(s->recovery.udev_pending[j], addr) == 0) {
+				memmove(&s->recovery.udev_pending[j], &s->recovery.udev_pending[j + 1],
+					(s->recovery.n_udev_pending - j - 1) * sizeof(*s->recovery.udev_pending));
+				s->recovery.n_udev_pending--;
 				break;
 			}
-		if (s->waiting_udev && s->n_udev_pending == 0) {
+		if (s->recovery.waiting_udev && s->recovery.n_udev_pending == 0) {
 			struct pcierr_policy_event ev = {
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
 				.now = now_realtime_usec(),
 				.mono = now_boottime_usec(),
 			};
-			pcierr_usec_t took = now_monotonic_usec() - s->step_started_mono;
+			pcierr_usec_t took = now_monotonic_usec() - s->recovery.step_started_mono;
 
-			s->waiting_udev = false;
+			s->recovery.waiting_udev = false;
 			disarm(s);
 			log_info("Slot %s: wait_udev: ok (%llu ms)", s->addr,
 				 (unsigned long long)(took / 1000));
@@ -1837,7 +1869,7 @@ static bool resume_hotplug(struct slot *s)
 		return false;
 	if (s->last_op.op_id != 0 && s->last_op.done && s->last_op.op == ev.op)
 		ev.error = -s->last_op.error;
-	if (pcierr_policy_resume_hotplug(&s->rec, ev.op, ev.now, ev.mono) < 0)
+	if (pcierr_policy_resume_hotplug(&s->recovery.policy, ev.op, ev.now, ev.mono) < 0)
 		return false;
 	log_notice("Slot %s found %s with no card by a resync: a hot-unplug recovery was cut short (pcierrd restarted after its %s); finishing it.",
 		   s->addr, pcierr_pe_state_to_string(s->state) ?: "?",
@@ -1904,7 +1936,7 @@ static bool take_up_disable(struct slot *s)
 	};
 	size_t n = 0;
 
-	s->disabled_device[0] = 0;
+	s->recovery.disabled_device[0] = 0;
 	if (pcierr_state_find_disabled(m->state, s->addr, &dis, &n) >= 0 && n > 0) {
 		/* the newest */
 		size_t k = 0;
@@ -1917,7 +1949,7 @@ static bool take_up_disable(struct slot *s)
 			out.reason = dis[k].reason;
 		snprintf(out.message, sizeof(out.message), "%.*s", (int)sizeof(out.message) - 1,
 			 dis[k].message);
-		snprintf(s->disabled_device, sizeof(s->disabled_device), "%s", dis[k].device);
+		snprintf(s->recovery.disabled_device, sizeof(s->recovery.disabled_device), "%s", dis[k].device);
 	}
 	log_notice("Slot %s: disable %" PRIu64 " (sent before pcierrd restarted) is done; the history has no end for its recovery: recording it.",
 		   s->addr, s->last_op.op_id);
@@ -1932,22 +1964,22 @@ static bool take_up_disable(struct slot *s)
 	return true;
 }
 
-bool recovery_resync_lost_end(struct slot *s)
+static bool recovery_resync_lost_end(struct slot *s)
 {
 	struct manager *m = s->manager;
 	enum pcierr_history_kind kind;
 	uint64_t marked = 0;
 	int r;
 
-	if (recovery_busy(s) || admin_pending(s) || !m->kernel_connected || !m->state ||
+	if (slot_recovery_busy(&s->recovery) || admin_pending(s) || !m->kernel_connected || !m->state ||
 	    (s->flags & PCIERR_PE_F_BUSY) || s->last_op.op_id == 0 || !s->last_op.done ||
-	    s->last_op.op_id == s->end_checked)
+	    s->last_op.op_id == s->recovery.end_checked)
 		return false;
 	if (s->last_op.op != PCIERR_CMD_RECOVER &&
 	    !(s->last_op.op == PCIERR_CMD_DISABLE && s->state == PCIERR_PE_STATE_DISABLED))
 		return false;
 	/* once per operation (the history is read back at most once each) */
-	s->end_checked = s->last_op.op_id;
+	s->recovery.end_checked = s->last_op.op_id;
 	r = pcierr_state_last_recovery_mark(m->state, s->addr, &kind, &marked);
 	if (r < 0) {
 		log_warning_errno(r, "Slot %s: cannot read its history back: %m", s->addr);
@@ -1967,7 +1999,7 @@ bool recovery_resync_lost_end(struct slot *s)
 	return take_up_disable(s);
 }
 
-void recovery_resync_slot(struct slot *s)
+static void recovery_resync_slot(struct slot *s)
 {
 	struct manager *m = s->manager;
 	struct pcierr_policy_event ev = {
@@ -1981,7 +2013,7 @@ void recovery_resync_slot(struct slot *s)
 	uint64_t op_id;
 	int r;
 
-	if (recovery_busy(s) || !m->kernel_connected)
+	if (slot_recovery_busy(&s->recovery) || !m->kernel_connected)
 		return;
 	/* nothing to recover until an administrator's Enable (a DISABLE
 	 * someone else finished comes here from its OP_DONE) */
@@ -1993,31 +2025,31 @@ void recovery_resync_slot(struct slot *s)
 		log_debug("Slot %s: a Reset is pending; its event decides.", s->addr);
 		return;
 	}
-	s->admin_reset = false;
-	if ((s->flags & PCIERR_PE_F_BUSY) && s->armed && s->last_op.op_id != 0 &&
+	s->recovery.admin_reset = false;
+	if ((s->flags & PCIERR_PE_F_BUSY) && s->recovery.armed && s->last_op.op_id != 0 &&
 	    s->last_op.op == PCIERR_CMD_RECOVER && !s->last_op.done) {
 		/* the RECOVER the shim started on its own (armed) for a freeze
 		 * whose EVENT was lost: the freeze counted, its RECOVER awaited */
 		log_notice("Slot %s: the shim recovers a freeze whose event was lost (recover %" PRIu64 ", armed); taking it up.",
 			   s->addr, s->last_op.op_id);
-		s->armed = false;
-		s->auto_op_id = s->last_op.op_id;
+		s->recovery.armed = false;
+		s->recovery.auto_op_id = s->last_op.op_id;
 	} else if (s->flags & PCIERR_PE_F_BUSY) {
 		/* its OP_DONE will tell (recovery_on_op_done) */
 		log_info("Slot %s: an operation started before is still running; waiting for it.",
 			 s->addr);
 		return;
 	}
-	if (!s->auto_op_id && resume_hotplug(s))
+	if (!s->recovery.auto_op_id && resume_hotplug(s))
 		return;
-	if (!s->auto_op_id && s->state == PCIERR_PE_STATE_REMOVED) {
+	if (!s->recovery.auto_op_id && s->state == PCIERR_PE_STATE_REMOVED) {
 		log_notice("Slot %s was left hot-unplugged; rescanning.", s->addr);
 		r = m->kops->rescan(m->kernel, s->addr, s->pe_id, &op_id);
 		if (r < 0) {
 			log_error_errno(r, "Slot %s: rescan failed: %m", s->addr);
 			return;
 		}
-		s->outside_policy = true;
+		s->recovery.outside_policy = true;
 		started(s, PCIERR_CMD_RESCAN, op_id,
 			(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC);
 		return;
@@ -2056,26 +2088,26 @@ void recovery_kernel_gone(struct manager *m)
 		struct slot *s = m->slots[i];
 
 		m->arm_unsupported = false;	/* another module may come */
-		s->admin_reset = false;
-		s->armed = false;	/* the arms went with the shim */
-		s->auto_op_id = 0;
-		if (!recovery_busy(s))
+		s->recovery.admin_reset = false;
+		s->recovery.armed = false;	/* the arms went with the shim */
+		s->recovery.auto_op_id = 0;
+		if (!slot_recovery_busy(&s->recovery))
 			continue;
 		log_warning("Slot %s: the kernel shim went away during the recovery; "
 			    "it resumes when the shim is back.", s->addr);
 		disarm(s);
-		s->rec = PCIERR_RECOVERY_INIT;
-		s->op_id = 0;
-		s->outside_policy = false;
-		s->waiting_udev = false;
-		s->n_remove_queue = 0;
-		s->n_udev_pending = 0;
+		s->recovery.policy = PCIERR_RECOVERY_INIT;
+		s->recovery.op_id = 0;
+		s->recovery.outside_policy = false;
+		s->recovery.waiting_udev = false;
+		s->recovery.n_remove_queue = 0;
+		s->recovery.n_udev_pending = 0;
 		observe_slot_changed(s);
 	}
 }
 
-int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
-			   char *msg, size_t msg_size)
+static int request_reset(struct slot *s, enum pcierr_reset_type type,
+			 char *msg, size_t msg_size)
 {
 	struct manager *m = s->manager;
 	const struct device *d = NULL;
@@ -2084,7 +2116,7 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 
 	if (type == PCIERR_RESET_UNSPEC)
 		type = PCIERR_RESET_HOT;
-	if (recovery_busy(s) || admin_pending(s)) {
+	if (slot_recovery_busy(&s->recovery) || admin_pending(s)) {
 		snprintf(msg, msg_size, "Slot %s is recovering; try again when it is done", s->addr);
 		return -EBUSY;
 	}
@@ -2106,7 +2138,7 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 		return -EINVAL;
 	}
 	/* not recovered by the shim on its own: the administrator's reset */
-	if (s->armed)
+	if (s->recovery.armed)
 		send_arm(s, false, PCIERR_RESET_UNSPEC);
 	/* cut the slot off as for an error, then recover it by a reset */
 	r = m->kops->inject(m->kernel, d->addr, s->pe_id, PCIERR_STATE_FROZEN, 0, &seq);
@@ -2117,12 +2149,12 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
 			 why ? why : strerror(-r));
 		return r == -EPROTONOSUPPORT ? -ENOTCONN : r;
 	}
-	s->admin_reset = true;
-	s->admin_seq = seq;
-	s->admin_type = type;
+	s->recovery.admin_reset = true;
+	s->recovery.admin_seq = seq;
+	s->recovery.admin_type = type;
 	/* its event is expected within a step timeout; a lost one must not
 	 * keep the flag (review M3) */
-	s->admin_deadline = now_monotonic_usec() +
+	s->recovery.admin_deadline = now_monotonic_usec() +
 		(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC;
 	log_info("Slot %s: %s reset requested.", s->addr, pcierr_reset_type_to_string(type));
 	return 0;
@@ -2133,7 +2165,7 @@ int recovery_request_reset(struct slot *s, enum pcierr_reset_type type,
  * disabled mark and freeze record of the slot, queued together (review
  * L13).
  */
-int recovery_enable(struct slot *s, char *msg, size_t msg_size)
+static int enable_slot(struct slot *s, char *msg, size_t msg_size)
 {
 	struct manager *m = s->manager;
 	_cleanup_free_ struct pcierr_disabled *dis = NULL;
@@ -2142,7 +2174,7 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 	bool kernel = s->state == PCIERR_PE_STATE_DISABLED;
 	int r;
 
-	if (recovery_busy(s)) {
+	if (slot_recovery_busy(&s->recovery)) {
 		snprintf(msg, msg_size, "Slot %s is recovering; try again when it is done", s->addr);
 		return -EBUSY;
 	}
@@ -2211,24 +2243,104 @@ int recovery_enable(struct slot *s, char *msg, size_t msg_size)
 	if (m->writer && state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC) < 0)
 		log_warning("Slot %s: the state store is slow; the enabling is written later.", s->addr);
 	if (kernel) {
-		s->outside_policy = true;
+		s->recovery.outside_policy = true;
 		started(s, PCIERR_CMD_ENABLE, op_id,
 			(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC);
 	}
 	s->status = (struct slot_status) { 0 };
 	log_notice("Slot %s enabled by the administrator.", s->addr);
 	observe_slot_changed(s);
-	manager_schedule_metrics(m);
 	return 0;
 }
 
-void recovery_slot_done(struct slot *s)
+static void recovery_slot_done(struct slot *s)
 {
 	disarm(s);
-	free(s->udev_pending);
-	s->udev_pending = NULL;
-	s->n_udev_pending = 0;
-	free(s->remove_queue);
-	s->remove_queue = NULL;
-	s->n_remove_queue = 0;
+	clear_queues(s);
+}
+
+int recovery_reset(struct manager *m, const char *addr,
+		   enum pcierr_reset_type type, char *msg, size_t msg_size)
+{
+	struct slot *s = manager_find_slot_for(m, addr);
+
+	if (!m->kernel || !m->kernel_connected) {
+		snprintf(msg, msg_size, "The kernel shim is not loaded (modprobe pcierr_shim)");
+		return -ENOTCONN;
+	}
+	if (!s) {
+		snprintf(msg, msg_size, "No PCI device or slot %s is known to pcierr", addr);
+		return -ENODEV;
+	}
+	return request_reset(s, type, msg, msg_size);
+}
+
+int recovery_enable(struct manager *m, const char *addr,
+		    char *msg, size_t msg_size)
+{
+	struct slot *s = manager_find_slot_for(m, addr);
+	char a[PCIERR_ADDR_MAX];
+
+	if (pcierr_addr_normalize(addr, a) < 0) {
+		snprintf(msg, msg_size, "Invalid PCI address '%s'", addr);
+		return -EINVAL;
+	}
+	if (!s && m->state) {
+		if (m->writer)
+			(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
+		/* a former device of a disabled slot: the store knows where
+		 * (once what is queued is written; an admin's call may wait
+		 * for that a little, a recovery never does) */
+		_cleanup_free_ struct pcierr_disabled *dis = NULL;
+		size_t n = 0;
+
+		if (pcierr_state_find_disabled(m->state, a, &dis, &n) >= 0 && n > 0)
+			s = manager_find_slot(m, dis[0].pe);
+	}
+	if (!s) {
+		snprintf(msg, msg_size, "No PCI device or slot %s is known to pcierr", a);
+		return -ENODEV;
+	}
+	return enable_slot(s, msg, msg_size);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The manager's news (observer.h) */
+
+static void on_slot_synced(struct slot *s, enum slot_sync how)
+{
+	struct manager *m = s->manager;
+	char addr[PCIERR_ADDR_MAX];
+
+	switch (how) {
+	case SLOT_SYNC_RESYNC:
+		/* a recovery whose end a killed pcierrd did not record; once
+		 * recorded, a PE frozen again since is recovered as found */
+		snprintf(addr, sizeof(addr), "%s", s->addr);
+		if (recovery_resync_lost_end(s) && manager_find_slot(m, addr) != s)
+			return;
+		if (!slot_recovery_busy(&s->recovery) && slot_unhealthy(s))
+			recovery_resync_slot(s);
+		else
+			recovery_update_arm(s);	/* issue 12: PCIERR_CMD_ARM */
+		break;
+	case SLOT_SYNC_REFRESH:
+		recovery_update_arm(s);	/* a new PE id re-arms */
+		break;
+	case SLOT_SYNC_DEVICE:
+		if (!slot_recovery_busy(&s->recovery) && slot_unhealthy(s))
+			recovery_resync_slot(s);
+		break;
+	}
+}
+
+static const struct manager_observer recovery_observer = {
+	.slot_synced = on_slot_synced,
+	.slot_op_idle = recovery_op_maybe_lost,
+	.slot_freeing = recovery_slot_done,
+};
+
+int recovery_setup(struct manager *m)
+{
+	return manager_add_observer(m, &recovery_observer);
 }

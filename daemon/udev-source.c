@@ -123,10 +123,3 @@ int udev_source_start(struct manager *m)
 	log_debug("Watching %s events of the pci subsystem.", source);
 	return 0;
 }
-
-void udev_source_stop(struct manager *m)
-{
-	m->udev_source = sd_event_source_disable_unref(m->udev_source);
-	m->udev_monitor = udev_monitor_unref(m->udev_monitor);
-	m->udev = udev_unref(m->udev);
-}

@@ -10,11 +10,11 @@
 
 struct pcierr_uevent;
 
+/* The monitor (what it holds, manager_free() releases) */
 int udev_source_start(struct manager *m);
 /* One parsed uevent, as if the monitor had delivered it (tests too) */
 void udev_source_dispatch(struct manager *m, const struct pcierr_uevent *u);
 /* The monitor's socket overran: uevents were lost */
 void udev_source_overrun(struct manager *m);
-void udev_source_stop(struct manager *m);
 
 #endif /* PCIERRD_UDEV_SOURCE_H */

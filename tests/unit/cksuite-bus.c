@@ -39,6 +39,7 @@
 
 #include "../../daemon/bus.h"
 #include "../../daemon/bus-util.h"
+#include "../../daemon/recovery.h"
 #include "cksuites.h"
 
 #ifndef CK_SRCDIR
@@ -148,15 +149,15 @@ int manager_inject(struct manager *m, const char *addr,
 	return fake_record(FAKE_INJECT, addr, msg, msg_size);
 }
 
-int manager_reset(struct manager *m, const char *addr,
-		  enum pcierr_reset_type type, char *msg, size_t msg_size)
+int recovery_reset(struct manager *m, const char *addr,
+		   enum pcierr_reset_type type, char *msg, size_t msg_size)
 {
 	fake.type = type;
 	return fake_record(FAKE_RESET, addr, msg, msg_size);
 }
 
-int manager_enable(struct manager *m, const char *addr,
-		   char *msg, size_t msg_size)
+int recovery_enable(struct manager *m, const char *addr,
+		    char *msg, size_t msg_size)
 {
 	return fake_record(FAKE_ENABLE, addr, msg, msg_size);
 }
@@ -205,9 +206,9 @@ static void build_manager(void)
 	slot_a.state = PCIERR_PE_STATE_FROZEN;
 	slot_a.reset_types = 1U << PCIERR_RESET_HOT | 1U << PCIERR_RESET_FUNDAMENTAL;
 	slot_a.backend = PCIERR_BACKEND_RTAS;
-	slot_a.rec = PCIERR_RECOVERY_INIT;
-	slot_a.rec.phase = PCIERR_PHASE_ERROR_DETECTED;
-	slot_a.rec.stuck = true;
+	slot_a.recovery = SLOT_RECOVERY_INIT;
+	slot_a.recovery.policy.phase = PCIERR_PHASE_ERROR_DETECTED;
+	slot_a.recovery.policy.stuck = true;
 	snprintf(slot_a.status.last_result, sizeof(slot_a.status.last_result), "recovered");
 	slot_a.status.last_duration_usec = 1234567;
 	slot_a.status.last_finished_usec = T0 - 3600 * SEC;
@@ -223,7 +224,7 @@ static void build_manager(void)
 	slot_b.state = PCIERR_PE_STATE_DISABLED;
 	slot_b.flags = PCIERR_PE_F_ROOT_BUS | PCIERR_PE_F_DISABLED;
 	slot_b.reset_types = 1U << PCIERR_RESET_HOT;
-	slot_b.rec = PCIERR_RECOVERY_INIT;
+	slot_b.recovery = SLOT_RECOVERY_INIT;
 	devs_b[0] = &dev_b0;
 	slot_b.devices = devs_b;
 	slot_b.n_devices = 1;

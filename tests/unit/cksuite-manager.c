@@ -30,6 +30,8 @@
 #include "manager.h"
 #include "recovery.h"
 #include "state-writer.h"
+#include "kernel-source.h"
+#include "start.h"
 #include "udev-source.h"
 #include "uevent.h"
 
@@ -60,7 +62,7 @@ static void start(unsigned int step_timeout_sec)
 	m->no_udev = true;
 	m->config.defaults.step_timeout_sec = step_timeout_sec;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 }
 
 static void stop(void)
@@ -100,7 +102,7 @@ static bool a_idle_with_result(void)
 {
 	struct slot *s = manager_find_slot(m, PE_A);
 
-	return s && !recovery_busy(s) && s->status.last_result[0];
+	return s && !slot_recovery_busy(&s->recovery) && s->status.last_result[0];
 }
 
 static struct slot *slot_a(void)
@@ -197,9 +199,9 @@ START_TEST(observer_hears_in_order)
 	ck_assert_int_eq(manager_new(&m), 0);
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
-	m->observer = &recorder;
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	/* the start is quiet */
 	ck_assert_str_eq(heard, "");
 	fake_add_pe(k, PE_B, 0x0002, 1);
@@ -211,6 +213,137 @@ START_TEST(observer_hears_in_order)
 	ck_assert_str_eq(heard, "error started step:error_detected step:reset step:slot_reset "
 			 "step:resume finished");
 	stop();
+}
+END_TEST
+
+/* every observer is told, in the order they were added; one added twice
+ * is told once; there is room for MANAGER_OBSERVERS_MAX */
+static void rec2_slot_added(struct slot *s)
+{
+	heard_add("2:slot+");
+}
+
+static const struct manager_observer recorder2 = { .slot_added = rec2_slot_added };
+static const struct manager_observer spare[MANAGER_OBSERVERS_MAX];
+
+START_TEST(observers_each_told)
+{
+	size_t i;
+
+	heard[0] = 0;
+	start(30);
+	/* pcierrd_start() added the recovery's (and no metrics observer:
+	 * no MetricsPath=) */
+	ck_assert_uint_eq(m->n_observers, 1);
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
+	ck_assert_int_eq(manager_add_observer(m, &recorder2), 0);
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
+	ck_assert_uint_eq(m->n_observers, 3);
+	fake_add_pe(k, "0000:00:1e.0", 0x0003, 1);
+	ck_assert_int_eq(manager_resync(m, "test"), 0);
+	ck_assert_str_eq(heard, "slot+ 2:slot+");
+	for (i = 0; m->n_observers < MANAGER_OBSERVERS_MAX; i++)
+		ck_assert_int_eq(manager_add_observer(m, &spare[i]), 0);
+	ck_assert_int_eq(manager_add_observer(m, &spare[i]), -ENOSPC);
+	stop();
+}
+END_TEST
+
+/*
+ * The manager acts on nothing by itself (observer.h: no include of
+ * recovery.h): a PE found frozen at the start is left alone until the
+ * recovery observes the manager; then the next resync recovers it.
+ */
+START_TEST(manager_alone_does_not_act)
+{
+	struct pcierr_pe *pe;
+
+	k = fake_kernel_new();
+	pe = fake_add_pe(k, PE_A, 0x0001, 1);
+	pe->state = PCIERR_PE_STATE_FROZEN;
+	for (size_t i = 0; i < pe->n_devices; i++)
+		pe->devices[i].state = PCIERR_STATE_FROZEN;
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(kernel_source_start(m), 0);
+	ck_assert_int_eq(manager_resync(m, "no recovery"), 0);
+	run_idle();
+	ck_assert_str_eq(commands(), "");
+	ck_assert(!slot_recovery_busy(&slot_a()->recovery));
+
+	ck_assert_int_eq(recovery_setup(m), 0);
+	ck_assert_int_eq(manager_resync(m, "with recovery"), 0);
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_int_ne(strlen(commands()), 0);
+	stop();
+}
+END_TEST
+
+static bool metrics_has(const char *path, const char *line)
+{
+	char buf[256];
+	bool found = false;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(buf, sizeof(buf), f))
+		found = strncmp(buf, line, strlen(line)) == 0 && buf[strlen(line)] == '\n';
+	fclose(f);
+	return found;
+}
+
+static char metrics_path[] = "/tmp/pcierr-mgr-prom-XXXXXX";
+
+static bool kernel_connected(void)
+{
+	return m->kernel_connected;
+}
+
+static bool metrics_show_recovery(void)
+{
+	return metrics_has(metrics_path, "pcierr_recoveries_succeeded_total 1");
+}
+
+/* the metrics file as an observer: written once at the start (the shim
+ * not loaded: nothing changes, still a file), again when the shim comes,
+ * and after what changed it */
+START_TEST(metrics_follow_changes)
+{
+	int fd;
+
+	fd = mkstemp(metrics_path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	k = fake_kernel_new();
+	k->gone = true;
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->config.metrics_path = strdup(metrics_path);
+	ck_assert_ptr_nonnull(m->config.metrics_path);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
+	ck_assert(!m->kernel_connected);
+	run_idle();
+	ck_assert(metrics_has(metrics_path, "pcierr_kernel_connected 0"));
+	ck_assert(metrics_has(metrics_path, "pcierr_recoveries_succeeded_total 0"));
+
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	k->gone = false;
+	fake_family(k, true);
+	ck_assert(run_until(kernel_connected, 10000000));
+	run_idle();
+	ck_assert(metrics_has(metrics_path, "pcierr_kernel_connected 1"));
+	ck_assert_ptr_nonnull(manager_find_slot(m, PE_A));
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert(run_until(metrics_show_recovery, 5000000));
+	stop();
+	unlink(metrics_path);
 }
 END_TEST
 
@@ -242,7 +375,7 @@ START_TEST(recover_one_operation)
 {
 	heard[0] = 0;
 	start_recover(30);
-	m->observer = &recorder;
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	/* one command instead of four */
@@ -273,7 +406,7 @@ static void start_arm(unsigned int max_freezes, bool arm, bool auto_recover,
 	m->config.defaults.max_freezes = max_freezes;
 	m->config.auto_recover = auto_recover;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	run_idle();
 }
 
@@ -286,13 +419,13 @@ static bool a_counted_twice_idle(void)
 {
 	struct device *d = manager_find_device(m, DEV_A);
 
-	return d && d->history.count == 2 && !recovery_busy(slot_a()) &&
+	return d && d->history.count == 2 && !slot_recovery_busy(&slot_a()->recovery) &&
 	       m->counters.recoveries_succeeded + m->counters.recoveries_failed == 2;
 }
 
 static bool a_disabled(void)
 {
-	return strcmp(slot_a()->status.last_result, "disabled") == 0 && !recovery_busy(slot_a());
+	return strcmp(slot_a()->status.last_result, "disabled") == 0 && !slot_recovery_busy(&slot_a()->recovery);
 }
 
 /* armed at start; the freeze recovered by the shim's own RECOVER, nothing
@@ -303,10 +436,10 @@ START_TEST(auto_recover_taken)
 
 	heard[0] = 0;
 	start_auto(5);
-	m->observer = &recorder;
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
 	ck_assert(fake_armed(k, PE_A));
 	ck_assert(fake_armed(k, PE_B));
-	ck_assert(slot_a()->armed);
+	ck_assert(slot_a()->recovery.armed);
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_uint_eq(k->n_auto, 1);
@@ -336,7 +469,7 @@ START_TEST(auto_not_armed_before_disable)
 	run_idle();
 	/* one more freeze is over MaxFreezes=1: the policy disables */
 	ck_assert(!fake_armed(k, PE_A));
-	ck_assert(!slot_a()->armed);
+	ck_assert(!slot_a()->recovery.armed);
 	ck_assert(fake_armed(k, PE_B));
 	inject_a();
 	ck_assert(run_until(a_disabled, 5000000));
@@ -375,10 +508,10 @@ START_TEST(auto_lost_event_found_by_resync)
 	inject_a();
 	run_idle();
 	ck_assert_uint_eq(k->n_auto, 1);
-	ck_assert(!recovery_busy(slot_a()));
+	ck_assert(!slot_recovery_busy(&slot_a()->recovery));
 	ck_assert_int_eq(manager_resync(m, "test"), 0);
-	ck_assert(recovery_busy(slot_a()));
-	ck_assert_uint_eq(slot_a()->op_id, k->last_auto_op_id);
+	ck_assert(slot_recovery_busy(&slot_a()->recovery));
+	ck_assert_uint_eq(slot_a()->recovery.op_id, k->last_auto_op_id);
 	ck_assert(fake_complete(k, PE_A));
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_str_eq(commands(), "");
@@ -396,7 +529,7 @@ START_TEST(auto_disarmed_for_admin_reset)
 
 	start_auto(5);
 	ck_assert(fake_armed(k, PE_A));
-	ck_assert_int_eq(manager_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
 	ck_assert_uint_eq(k->n_disarms, 1);
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_uint_eq(k->n_auto, 0);
@@ -497,7 +630,7 @@ START_TEST(recover_lost_completion)
 	k->drop_op = PCIERR_CMD_RECOVER;
 	inject_a();
 	run_idle();
-	ck_assert(recovery_busy(slot_a()));
+	ck_assert(slot_recovery_busy(&slot_a()->recovery));
 	/* at the timeout pcierrd asks the kernel: the RECOVER's steps kept by
 	 * GET_PE go through the policy; nothing is sent again */
 	ck_assert(run_until(a_idle_with_result, 10000000));
@@ -541,7 +674,7 @@ START_TEST(lost_op_done_goes_on)
 	k->drop_step = PCIERR_STEP_ERROR_DETECTED;
 	inject_a();
 	run_idle();
-	ck_assert(recovery_busy(slot_a()));
+	ck_assert(slot_recovery_busy(&slot_a()->recovery));
 	/* at the step timeout pcierrd asks the kernel, finds the PE idle,
 	 * and goes on as if the step had failed: a reset */
 	ck_assert(run_until(a_idle_with_result, 8000000));
@@ -578,7 +711,7 @@ START_TEST(lost_op_done_found_by_resync)
 	k->drop_step = PCIERR_STEP_ERROR_DETECTED;
 	inject_a();
 	run_idle();
-	ck_assert(recovery_busy(slot_a()));
+	ck_assert(slot_recovery_busy(&slot_a()->recovery));
 	/* the socket overran (that is how the OP_DONE was lost) */
 	fake_overflow(k, PCIERR_OVERFLOW_SOCKET);
 	t0 = mono_usec();
@@ -602,7 +735,7 @@ START_TEST(stale_op_done_ignored)
 	fake_raw_op_done(k, 999, PCIERR_CMD_RESET, 0, PE_A, 0);
 	run_idle();
 	ck_assert_uint_eq(k->n_cmds, 1);
-	ck_assert_int_eq(slot_a()->rec.phase, PCIERR_PHASE_ERROR_DETECTED);
+	ck_assert_int_eq(slot_a()->recovery.policy.phase, PCIERR_PHASE_ERROR_DETECTED);
 	/* the real one goes on */
 	ck_assert(fake_complete(k, PE_A));
 	run_idle();
@@ -645,10 +778,10 @@ START_TEST(busy_and_enable_races)
 	k->auto_complete = false;
 	inject_a();
 	run_idle();
-	ck_assert_int_eq(manager_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
-	ck_assert_int_eq(manager_enable(m, PE_A, msg, sizeof(msg)), -EBUSY);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
+	ck_assert_int_eq(recovery_enable(m, PE_A, msg, sizeof(msg)), -EBUSY);
 	/* another slot is free */
-	ck_assert_int_eq(manager_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
 	while (fake_complete(k, PE_A) | fake_complete(k, PE_B))
 		run_idle();
 	ck_assert(a_idle_with_result());
@@ -661,7 +794,7 @@ END_TEST
 
 static bool b_not_admin(void)
 {
-	return !manager_find_slot(m, PE_B)->admin_reset;
+	return !manager_find_slot(m, PE_B)->recovery.admin_reset;
 }
 
 START_TEST(lost_admin_event_does_not_stick)
@@ -671,17 +804,17 @@ START_TEST(lost_admin_event_does_not_stick)
 
 	start(1);
 	k->drop_next_event = true;
-	ck_assert_int_eq(manager_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(manager_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
 	/* past its deadline, a resync recovers the frozen slot as found */
 	b = manager_find_slot(m, PE_B);
-	ck_assert(b->admin_reset);
+	ck_assert(b->recovery.admin_reset);
 	usleep(1100000);
 	ck_assert_int_eq(manager_resync(m, "test"), 0);
 	ck_assert(run_until(b_not_admin, 5000000));
 	run_idle();
 	ck_assert_str_eq(manager_find_slot(m, PE_B)->status.last_result, "recovered");
-	ck_assert_int_eq(manager_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
 	stop();
 }
 END_TEST
@@ -707,7 +840,7 @@ END_TEST
 
 static bool a_busy(void)
 {
-	return recovery_busy(slot_a());
+	return slot_recovery_busy(&slot_a()->recovery);
 }
 
 START_TEST(shim_gone_mid_recovery)
@@ -716,11 +849,11 @@ START_TEST(shim_gone_mid_recovery)
 	k->auto_complete = false;
 	inject_a();
 	run_idle();
-	ck_assert(recovery_busy(slot_a()));
+	ck_assert(slot_recovery_busy(&slot_a()->recovery));
 	fake_family(k, false);
 	run_idle();
 	ck_assert(!m->kernel_connected);
-	ck_assert(!recovery_busy(slot_a()));
+	ck_assert(!slot_recovery_busy(&slot_a()->recovery));
 	/* back: the resync finds the PE frozen and recovers it, counted
 	 * before (not twice) */
 	fake_family(k, true);
@@ -757,7 +890,7 @@ static void restart_mid_hotplug(bool at_reset)
 	m->no_udev = true;
 	m->config.defaults.step_timeout_sec = 30;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 
 	k->auto_complete = false;
 	inject_a();
@@ -787,10 +920,10 @@ static void restart_mid_hotplug(bool at_reset)
 	ck_assert_int_eq(manager_new(&m), 0);
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
-	m->observer = &recorder;
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
 	m->config.defaults.step_timeout_sec = 30;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	/* one reset, before the kill or after the restart */
 	ck_assert_str_eq(commands(), "remove reset:hot rescan");
@@ -880,12 +1013,12 @@ START_TEST(restart_during_recover_finishes)
 	ck_assert_int_eq(manager_new(&m), 0);
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
-	m->observer = &recorder;
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
 	m->config.defaults.step_timeout_sec = 30;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	run_idle();
-	ck_assert(!recovery_busy(slot_a()));
+	ck_assert(!slot_recovery_busy(&slot_a()->recovery));
 	ck_assert(fake_complete(k, PE_A));
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
@@ -904,7 +1037,7 @@ START_TEST(kernel_aer_without_end)
 	snprintf(u.addr, sizeof(u.addr), "%s", DEV_A);
 	udev_source_dispatch(m, &u);
 	run_idle();
-	ck_assert_int_eq(slot_a()->rec.phase, PCIERR_PHASE_KERNEL);
+	ck_assert_int_eq(slot_a()->recovery.policy.phase, PCIERR_PHASE_KERNEL);
 	ck_assert_uint_eq(k->n_cmds, 0);
 	/* no SUCCESSFUL/FAILED uevent: at the timeout, the fallback */
 	ck_assert(run_until(a_idle_with_result, 8000000));
@@ -1061,7 +1194,7 @@ static void restart_on_freeze_record(bool new_load)
 		ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
 		ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
 		ck_assert_int_eq(manager_prepare(m, false), 0);
-		ck_assert_int_eq(manager_start(m), 0);
+		ck_assert_int_eq(pcierrd_start(m), 0);
 		if (run == 0)
 			inject_a();
 		ck_assert(run_until(a_idle_with_result, 5000000));
@@ -1109,7 +1242,7 @@ START_TEST(state_written_after)
 	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
 	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	inject_a();
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
@@ -1145,14 +1278,14 @@ static void start_stored(const char *path, unsigned int max_freezes)
 	ck_assert_int_eq(manager_new(&m), 0);
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
-	m->observer = &recorder;
+	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
 	m->config.defaults.step_timeout_sec = 30;
 	if (max_freezes)
 		m->config.defaults.max_freezes = max_freezes;
 	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
 	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 }
 
 /* a fresh state directory (dir: a mkdtemp template) and fake kernel with PE_A */
@@ -1281,7 +1414,7 @@ START_TEST(recover_done_while_down_recorded_once)
 	start_stored(path, 0);
 	run_idle();
 	ck_assert_str_eq(heard, "");
-	ck_assert(!recovery_busy(slot_a()));
+	ck_assert(!slot_recovery_busy(&slot_a()->recovery));
 	ck_assert_uint_eq(m->counters.recoveries_started, 0);
 	m = manager_free(m);
 
@@ -1502,7 +1635,7 @@ START_TEST(storm_bus_served_between_batches)
 	k->auto_complete = false;
 	inject_a();
 	run_idle();
-	ck_assert(recovery_busy(slot_a()));
+	ck_assert(slot_recovery_busy(&slot_a()->recovery));
 	before = m->counters.events_received;
 
 	for (int i = 0; i < STORM_EVENTS; i++)
@@ -1553,16 +1686,16 @@ START_TEST(storm_folded_cheaply)
 	ck_assert_int_eq(manager_new(&m), 0);
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
-	m->observer = &counting;
+	ck_assert_int_eq(manager_add_observer(m, &counting), 0);
 	m->config.defaults.max_freezes = 100000;
 	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
 	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	k->auto_complete = false;
 	inject_a();
 	run_idle();
-	ck_assert(recovery_busy(slot_a()));
+	ck_assert(slot_recovery_busy(&slot_a()->recovery));
 	ck_assert_uint_eq(n_errors_heard, 1);
 	gets = k->n_gets;
 	dumps = k->n_dumps;
@@ -1578,7 +1711,7 @@ START_TEST(storm_folded_cheaply)
 	ck_assert_uint_eq(m->counters.events_received, 1 + STORM_EVENTS);
 	ck_assert_uint_eq(m->counters.events_folded, STORM_EVENTS);
 	ck_assert_uint_eq(m->counters.events_lost, 0);
-	ck_assert_uint_eq(slot_a()->folded, STORM_EVENTS);
+	ck_assert_uint_eq(slot_a()->recovery.folded, STORM_EVENTS);
 	/* at O(1): no GET_PE, no dump, no command for the folded ones */
 	ck_assert_uint_eq(k->n_gets, gets);
 	ck_assert_uint_eq(k->n_dumps, dumps);
@@ -1593,7 +1726,7 @@ START_TEST(storm_folded_cheaply)
 		run_idle();
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_uint_eq(n_finished_heard, 1);
-	ck_assert_uint_eq(slot_a()->folded, 0);
+	ck_assert_uint_eq(slot_a()->recovery.folded, 0);
 	ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
 	stop();
 
@@ -1661,10 +1794,10 @@ START_TEST(resync_normal_pe_with_errors_is_healthy)
 	m->kops = &fake_kernel_ops;
 	m->no_udev = true;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	run_idle();
 	ck_assert_uint_eq(k->n_cmds, 0);
-	ck_assert(!recovery_busy(slot_a()));
+	ck_assert(!slot_recovery_busy(&slot_a()->recovery));
 	ck_assert_uint_eq(m->counters.recoveries_started, 0);
 	ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 0);
 	/* and again on a later resync */
@@ -1833,7 +1966,7 @@ START_TEST(history_waits_off_the_loop)
 	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
 	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	bus_pair(&server, &client);
 
 	/* the writer is held up: its commit waits for the lock */
@@ -2014,7 +2147,7 @@ static void measure(unsigned int devices, struct figures *f)
 	mi0 = mallinfo2();
 	t0 = mono_usec();
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	f->start_ms = ms_since(t0);
 	mi1 = mallinfo2();
 	ck_assert_uint_eq(m->n_slots, pes);
@@ -2141,6 +2274,9 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, start_finds_slots);
 	tcase_add_test(tc, recovery_acts_first);
 	tcase_add_test(tc, observer_hears_in_order);
+	tcase_add_test(tc, observers_each_told);
+	tcase_add_test(tc, manager_alone_does_not_act);
+	tcase_add_test(tc, metrics_follow_changes);
 	tcase_add_test(tc, recover_one_operation);
 	tcase_add_test(tc, recover_mmio_path);
 	tcase_add_test(tc, recover_stops_at_disconnect);

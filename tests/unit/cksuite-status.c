@@ -27,6 +27,7 @@
 #include "manager.h"
 #include "model.h"
 #include "output.h"
+#include "start.h"
 
 #define PE_A	"0000:00:1c.0"
 #define DEV_A0	"0000:01:00.0"
@@ -144,7 +145,7 @@ START_TEST(status_same_both_ways)
 	m->no_udev = true;
 	m->config.defaults.max_freezes = 4;
 	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(manager_start(m), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
 	ck_assert_uint_eq(m->n_slots, 3);
 
 	/* what status shows besides the healthy: a slot with a failed last
@@ -156,7 +157,7 @@ START_TEST(status_same_both_ways)
 	s->status.last_duration_usec = 1234567;
 	s->status.last_finished_usec = 1700000000ULL * 1000000ULL - 90ULL * 1000000ULL;
 	snprintf(s->status.message, sizeof(s->status.message), "slot_reset: \"disconnect\" by " DEV_A1);
-	s->rec.stuck = true;
+	s->recovery.policy.stuck = true;
 	d = manager_find_device(m, DEV_A1);
 	ck_assert_ptr_nonnull(d);
 	d->history.count = 4;

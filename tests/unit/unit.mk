@@ -11,13 +11,13 @@ UNIT_DIR   := tests/unit
 UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
 	$(filter-out $(UNIT_DIR)/cksuite-manager.c $(UNIT_DIR)/cksuite-status.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
-# (the bus layer's: cksuite-bus.c fakes the manager_*() it calls; manager.c
-# is never linked here)
+# (the bus layer's: cksuite-bus.c fakes the manager_*() and recovery_*()
+# methods it calls; manager.c and recovery.c are never linked here)
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
 	daemon/bus-util.c daemon/bus-polkit.c daemon/bus-status.c daemon/pci-names.c \
-	daemon/state-writer.c daemon/log.c
+	daemon/state-writer.c daemon/log.c daemon/observer.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
 UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
@@ -70,11 +70,11 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $(LIBPCIERR_A) $(CHECK_LIBS) $(NL_LIBS) $(SQLITE_LIBS) $(SYSTEMD_LIBS) -pthread
 
 # The second runner: pcierrd's glue against the fake kernel side
-# (cksuite-manager.c, fake-kernel.c); the manager_*() there are the real
-# ones, which cksuite-bus.c in check-all stands in for.
+# (cksuite-manager.c, fake-kernel.c); the manager_*() and recovery_*()
+# there are the real ones, which cksuite-bus.c in check-all stands in for.
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
 DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
-	daemon/kernel-source.c daemon/udev-source.c \
+	daemon/kernel-source.c daemon/udev-source.c daemon/start.c daemon/metrics-observer.c \
 	daemon/kernel-ops.c daemon/addrmap.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
 	$(BUILD)/$(UNIT_DIR)/cksuite-status.o \

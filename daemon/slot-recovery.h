@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One slot's recovery as recovery.c carries it out: the policy's value
+ * (policy.h, what the policy decided so far) and what carrying it out
+ * needs (the shim operation in flight, its timer, the devices udev has
+ * still to remove, a pending administrator's Reset, the arm). One value
+ * per slot, owned and changed by recovery.c only; manager.c allocates it
+ * with the slot and reads no more than slot_recovery_busy().
+ */
+#ifndef PCIERRD_SLOT_RECOVERY_H
+#define PCIERRD_SLOT_RECOVERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include <pcierr/pcierr.h>
+
+#include "policy.h"
+
+struct slot_recovery {
+	struct pcierr_recovery policy;	/* policy.c's value */
+	sd_event_source *timer;		/* step timeout or wait */
+	uint64_t op_id;			/* of the operation in flight; 0: none */
+	enum pcierr_cmd op;		/* ... and its command */
+	enum pcierr_step op_step;	/* ... and its step (REPORT) */
+	unsigned int op_checks;		/* the kernel asked after it (H1) */
+	bool outside_policy;		/* op_id is a resync RESCAN or an ENABLE */
+	pcierr_usec_t step_started_mono;	/* CLOCK_MONOTONIC */
+	const char *mode;		/* of the recovery under way (static) */
+	int64_t history_id;		/* of the recovery's EVENT entry */
+	char disabled_device[PCIERR_ADDR_MAX];	/* named when disabling */
+	/* freeze events folded into the recovery under way, not yet
+	 * written to the history (one "N further" entry at its end) */
+	uint64_t folded;
+
+	bool waiting_udev;		/* WAIT_UDEV in progress */
+	/* devices removed by REMOVE whose udev removal is not seen yet */
+	char (*udev_pending)[PCIERR_ADDR_MAX];
+	size_t n_udev_pending;
+	/* a partial REMOVE: one shim operation per device, in turn */
+	char (*remove_queue)[PCIERR_ADDR_MAX];
+	size_t n_remove_queue;
+	int remove_error;		/* the first error among them */
+
+	bool admin_reset;		/* the next freeze event is a Reset call */
+	uint64_t admin_seq;		/* ... with this seq */
+	pcierr_usec_t admin_deadline;	/* ... expected until (monotonic) */
+	enum pcierr_reset_type admin_type;
+
+	/* a RECOVER just sent: its "recover started" history entry is
+	 * queued after the input's effects (recovery.c, feed_then()) */
+	uint64_t recover_mark;
+	/* the last operation whose end this pcierrd saw to, or looked for
+	 * in the history after a restart (recovery_resync_lost_end()) */
+	uint64_t end_checked;
+
+	/* pre-authorised automatic recovery (PCIERR_CMD_ARM): armed for
+	 * the PE id armed_pe_id, no EVENT of the PE seen since */
+	bool armed;
+	uint64_t armed_pe_id;
+	enum pcierr_reset_type armed_type;
+	/* the RECOVER the shim started on its own for the freeze being
+	 * handled (its EVENT's auto_op_id): awaited, not sent */
+	uint64_t auto_op_id;
+};
+
+#define SLOT_RECOVERY_INIT ((struct slot_recovery) { .policy = PCIERR_RECOVERY_INIT })
+
+/* A recovery is under way or an operation of ours is in flight: the slot
+ * is not to be freed, nor acted on again */
+static inline bool slot_recovery_busy(const struct slot_recovery *r)
+{
+	return r->policy.phase != PCIERR_PHASE_IDLE || r->op_id != 0;
+}
+
+#endif /* PCIERRD_SLOT_RECOVERY_H */
