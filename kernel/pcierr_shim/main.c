@@ -89,10 +89,10 @@ static bool pcierr_fb_report(struct pcierr_op *op, u32 step)
 	op->state = PCIERR_STATE_FROZEN;
 	op->err = 0;
 	pcierr_op_report(op);
-	ok = !op->err && op->merged != PCIERR_RESULT_DISCONNECT;
+	ok = !op->err && op->merged.ers != PCI_ERS_RESULT_DISCONNECT;
 	/* A bound driver without the callback cannot recover: err.c's rule */
 	for (i = 0; ok && i < op->nres; i++)
-		if (op->res[i].result == PCIERR_RESULT_NONE)
+		if (pcierr_no_callback(op->res[i].answer))
 			ok = false;
 	kfree(op->res);
 	op->res = NULL;
