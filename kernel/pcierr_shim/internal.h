@@ -214,7 +214,6 @@ struct pcierr_op {
 extern struct workqueue_struct *pcierr_wq;
 extern bool pcierr_exiting;
 extern unsigned int pcierr_event_queue_len;
-extern unsigned int owner_timeout_ms;
 
 /*
  * The counters of GET_STATS, per CPU (D27): bumped on every check API
