@@ -226,8 +226,8 @@ void pcierr_op_disable(struct pcierr_op *op)
 	struct pcierr_pe *pe = op->pe;
 	struct pcierr_dev **devs;
 	unsigned long flags;
+	struct pcierr_answer r;
 	int i, n;
-	u32 r;
 
 	/* First, so that nothing comes back while we work. */
 	raw_spin_lock_irqsave(&pe->lock, flags);

@@ -45,11 +45,48 @@
 /* ED, ENABLE_IO, MMIO_ENABLED, RESET, SLOT_RESET, RESUME */
 #define PCIERR_RECOVER_STEPS	6
 
+/* Why an answer is not simply a driver's (struct pcierr_answer) */
+enum pcierr_reason {
+	PCIERR_REASON_UNSET,		/* nothing was asked: a REPORT that failed */
+	PCIERR_REASON_NONE,		/* the driver's answer, NONE: no callback */
+	PCIERR_REASON_NO_DRIVER,	/* no driver bound */
+	PCIERR_REASON_GONE,		/* the device was removed meanwhile */
+};
+
+/*
+ * A driver's answer to a recovery callback, or several merged, as the
+ * kernel's own pci_ers_result_t (only the four answers or NONE, which
+ * also stands for "not asked" with a reason other than NONE). It becomes
+ * the uapi's enum pcierr_result only in netlink.c (pcierr_nl_result()).
+ */
+struct pcierr_answer {
+	pci_ers_result_t ers;
+	u8 reason;			/* enum pcierr_reason */
+};
+
+static inline struct pcierr_answer pcierr_driver_answer(pci_ers_result_t ers)
+{
+	return (struct pcierr_answer){ .ers = ers, .reason = PCIERR_REASON_NONE };
+}
+
+/* No driver's answer, for @reason: no vote in any merge */
+static inline struct pcierr_answer pcierr_no_answer(enum pcierr_reason reason)
+{
+	return (struct pcierr_answer){ .ers = PCI_ERS_RESULT_NONE,
+				       .reason = reason };
+}
+
+/* A bound driver that lacks the callback (or answered nothing) */
+static inline bool pcierr_no_callback(struct pcierr_answer a)
+{
+	return a.reason == PCIERR_REASON_NONE && a.ers == PCI_ERS_RESULT_NONE;
+}
+
 /* One step of a RECOVER, as its OP_DONE and LAST_OP tell it */
 struct pcierr_step_status {
 	u8 cmd;				/* REPORT, ENABLE_IO, RESET */
 	u32 step;			/* REPORT */
-	u32 merged;			/* REPORT: err.c's merge_result() */
+	struct pcierr_answer merged;	/* REPORT: err.c's merge_result() */
 	u32 reset_type;			/* RESET */
 	int err;			/* 0 or negative errno */
 	u64 duration_ns;
@@ -61,7 +98,7 @@ struct pcierr_op_status {
 	u8 cmd;				/* enum pcierr_cmd */
 	bool done;
 	u32 step;			/* REPORT */
-	u32 merged;			/* REPORT, once done */
+	struct pcierr_answer merged;	/* REPORT, once done: as op's */
 	int err;			/* once done: 0 or negative errno */
 	u64 duration_ns;
 	u32 pe_state;			/* once done */
@@ -143,7 +180,7 @@ struct pcierr_dev {
 
 struct pcierr_dev_result {
 	char name[PCIERR_ADDR_MAX];
-	u32 result;			/* enum pcierr_result */
+	struct pcierr_answer answer;
 };
 
 struct pcierr_op {
@@ -158,7 +195,7 @@ struct pcierr_op {
 	/* filled in by the operation */
 	struct pcierr_dev_result *res;
 	unsigned int nres;
-	u32 merged;			/* REPORT */
+	struct pcierr_answer merged;	/* REPORT: EEH's priority order */
 	int err;			/* 0 or negative errno */
 	unsigned long freeze_req;	/* pe->freeze_req when it started */
 	struct pcierr_pe *top;		/* whose op_lock it holds; reference */
@@ -177,7 +214,6 @@ struct pcierr_op {
 extern struct workqueue_struct *pcierr_wq;
 extern bool pcierr_exiting;
 extern unsigned int pcierr_event_queue_len;
-extern unsigned int owner_timeout_ms;
 
 /*
  * The counters of GET_STATS, per CPU (D27): bumped on every check API
@@ -248,8 +284,8 @@ void pcierr_pe_refreeze(struct pcierr_pe *pe);
 void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma);
 
 /* recovery.c */
-u32 pcierr_report_one(struct pcierr_dev *dev, u32 step, u32 state);
-u32 pcierr_merge(u32 merged, u32 result);
+struct pcierr_answer pcierr_report_one(struct pcierr_dev *dev, u32 step,
+				       u32 state);
 void pcierr_op_report(struct pcierr_op *op);
 void pcierr_op_enable_io(struct pcierr_op *op);
 void pcierr_op_recover(struct pcierr_op *op);
@@ -291,7 +327,8 @@ void pcierr_op_attach(struct pcierr_pe *pe, struct pcierr_op *op);
 int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_start(struct pcierr_op *op);
 int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);
-void pcierr_op_add_result(struct pcierr_op *op, const char *name, u32 res);
+void pcierr_op_add_result(struct pcierr_op *op, const char *name,
+			  struct pcierr_answer answer);
 
 /* netlink.c */
 int pcierr_nl_init(void);

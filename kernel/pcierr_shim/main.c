@@ -18,8 +18,8 @@
 #include "platform.h"
 
 unsigned int pcierr_event_queue_len = 256;
-unsigned int owner_timeout_ms = 60000;
-module_param(owner_timeout_ms, uint, 0644);
+static unsigned int pcierr_owner_timeout_ms = 60000;
+module_param_named(owner_timeout_ms, pcierr_owner_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(owner_timeout_ms,
 		 "A frozen PE nobody acts on for this long is recovered by the shim itself (ms, default 60000, 0: never)");
 module_param_named(event_queue_len, pcierr_event_queue_len, uint, 0444);
@@ -36,7 +36,7 @@ bool pcierr_exiting;
  */
 void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners)
 {
-	unsigned int ms = READ_ONCE(owner_timeout_ms);
+	unsigned int ms = READ_ONCE(pcierr_owner_timeout_ms);
 	unsigned long flags;
 	bool armed = false;
 
@@ -89,10 +89,10 @@ static bool pcierr_fb_report(struct pcierr_op *op, u32 step)
 	op->state = PCIERR_STATE_FROZEN;
 	op->err = 0;
 	pcierr_op_report(op);
-	ok = !op->err && op->merged != PCIERR_RESULT_DISCONNECT;
+	ok = !op->err && op->merged.ers != PCI_ERS_RESULT_DISCONNECT;
 	/* A bound driver without the callback cannot recover: err.c's rule */
 	for (i = 0; ok && i < op->nres; i++)
-		if (op->res[i].result == PCIERR_RESULT_NONE)
+		if (pcierr_no_callback(op->res[i].answer))
 			ok = false;
 	kfree(op->res);
 	op->res = NULL;
@@ -114,7 +114,7 @@ void pcierr_fallback_fn(struct work_struct *work)
 	/* Somebody acted since the timer fired: not ours to recover. */
 	go = op && !pe->dead && !pe->busy &&
 	     time_after_eq(jiffies, pe->owner_stamp +
-			   msecs_to_jiffies(READ_ONCE(owner_timeout_ms))) &&
+			   msecs_to_jiffies(READ_ONCE(pcierr_owner_timeout_ms))) &&
 	     (pe->state == PCIERR_PE_STATE_FROZEN ||
 	      pe->state == PCIERR_PE_STATE_MMIO_ENABLED ||
 	      pe->state == PCIERR_PE_STATE_RESET);
@@ -127,7 +127,7 @@ void pcierr_fallback_fn(struct work_struct *work)
 	op->pe = pe;
 	pcierr_pe_op_begin(op);
 	pcierr_pe_info(pe, "nobody recovered the PE in %u ms%s: recovering it as AER would\n",
-		       READ_ONCE(owner_timeout_ms),
+		       READ_ONCE(pcierr_owner_timeout_ms),
 		       pcierr_nl_has_listeners() ? "" :
 		       " (nobody listens to pcierr events)");
 	if (!pcierr_fb_report(op, PCIERR_STEP_ERROR_DETECTED))

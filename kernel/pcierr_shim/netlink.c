@@ -266,6 +266,31 @@ static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev,
 	return 0;
 }
 
+/*
+ * The one place a driver's answer (pci_ers_result_t, with why there was
+ * none) becomes the uapi's enum pcierr_result, for the wire.
+ */
+static u32 pcierr_nl_result(struct pcierr_answer a)
+{
+	switch (a.reason) {
+	case PCIERR_REASON_UNSET:
+		return PCIERR_RESULT_UNSPEC;
+	case PCIERR_REASON_NO_DRIVER:
+		return PCIERR_RESULT_NO_DRIVER;
+	case PCIERR_REASON_GONE:
+		return PCIERR_RESULT_GONE;
+	}
+	if (a.ers == PCI_ERS_RESULT_CAN_RECOVER)
+		return PCIERR_RESULT_CAN_RECOVER;
+	if (a.ers == PCI_ERS_RESULT_NEED_RESET)
+		return PCIERR_RESULT_NEED_RESET;
+	if (a.ers == PCI_ERS_RESULT_DISCONNECT)
+		return PCIERR_RESULT_DISCONNECT;
+	if (a.ers == PCI_ERS_RESULT_RECOVERED)
+		return PCIERR_RESULT_RECOVERED;
+	return PCIERR_RESULT_NONE;
+}
+
 /* One RECOVER step; its device results when @res is not NULL. */
 static int pcierr_fill_step(struct sk_buff *skb,
 			    const struct pcierr_step_status *st,
@@ -280,7 +305,8 @@ static int pcierr_fill_step(struct sk_buff *skb,
 	if (nla_put_u32(skb, PCIERR_RSTEP_A_OP, st->cmd) ||
 	    (st->cmd == PCIERR_CMD_REPORT &&
 	     (nla_put_u32(skb, PCIERR_RSTEP_A_STEP, st->step) ||
-	      nla_put_u32(skb, PCIERR_RSTEP_A_RESULT, st->merged))) ||
+	      nla_put_u32(skb, PCIERR_RSTEP_A_RESULT,
+			  pcierr_nl_result(st->merged)))) ||
 	    (st->cmd == PCIERR_CMD_RESET &&
 	     nla_put_u32(skb, PCIERR_RSTEP_A_RESET_TYPE, st->reset_type)) ||
 	    nla_put_u32(skb, PCIERR_RSTEP_A_ERRNO, -st->err) ||
@@ -295,7 +321,8 @@ static int pcierr_fill_step(struct sk_buff *skb,
 			entry = nla_nest_start(skb, PCIERR_A_RESULTS_ENTRY);
 			if (!entry ||
 			    nla_put_string(skb, PCIERR_DEV_A_ADDR, res[i].name) ||
-			    nla_put_u32(skb, PCIERR_DEV_A_RESULT, res[i].result))
+			    nla_put_u32(skb, PCIERR_DEV_A_RESULT,
+					pcierr_nl_result(res[i].answer)))
 				goto cancel;
 			nla_nest_end(skb, entry);
 		}
@@ -347,7 +374,8 @@ static int pcierr_fill_last_op(struct sk_buff *skb,
 	    (st->cmd == PCIERR_CMD_REPORT &&
 	     nla_put_u32(skb, PCIERR_A_STEP, st->step)) ||
 	    (st->done && st->cmd == PCIERR_CMD_REPORT &&
-	     nla_put_u32(skb, PCIERR_A_RESULT, st->merged)) ||
+	     nla_put_u32(skb, PCIERR_A_RESULT,
+			 pcierr_nl_result(st->merged))) ||
 	    (st->done &&
 	     (nla_put_u32(skb, PCIERR_A_ERRNO, -st->err) ||
 	      nla_put_u64_64bit(skb, PCIERR_A_DURATION_NS, st->duration_ns,
@@ -1062,7 +1090,8 @@ void pcierr_nl_op_done(const struct pcierr_op *op)
 		goto nospace;
 	if (op->cmd == PCIERR_CMD_REPORT &&
 	    (nla_put_u32(msg, PCIERR_A_STEP, op->step) ||
-	     nla_put_u32(msg, PCIERR_A_RESULT, op->merged)))
+	     nla_put_u32(msg, PCIERR_A_RESULT,
+			 pcierr_nl_result(op->merged))))
 		goto nospace;
 	if (op->cmd == PCIERR_CMD_RECOVER &&
 	    pcierr_fill_steps(msg, op->stop, op->steps, op->nsteps,
@@ -1078,7 +1107,7 @@ void pcierr_nl_op_done(const struct pcierr_op *op)
 			    nla_put_string(msg, PCIERR_DEV_A_ADDR,
 					   op->res[i].name) ||
 			    nla_put_u32(msg, PCIERR_DEV_A_RESULT,
-					op->res[i].result))
+					pcierr_nl_result(op->res[i].answer)))
 				goto nospace;
 			nla_nest_end(msg, entry);
 		}

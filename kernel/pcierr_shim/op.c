@@ -21,10 +21,11 @@ int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n)
 }
 
 /* Capacity was allocated by pcierr_op_alloc_results(). */
-void pcierr_op_add_result(struct pcierr_op *op, const char *name, u32 res)
+void pcierr_op_add_result(struct pcierr_op *op, const char *name,
+			  struct pcierr_answer answer)
 {
 	strscpy(op->res[op->nres].name, name, sizeof(op->res[0].name));
-	op->res[op->nres].result = res;
+	op->res[op->nres].answer = answer;
 	op->nres++;
 }
 

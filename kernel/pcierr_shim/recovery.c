@@ -12,60 +12,61 @@
 
 #include "internal.h"
 
-static u32 pcierr_ers(pci_ers_result_t r)
+/*
+ * A driver's answer as the merges take it: anything but the four answers
+ * (a driver's garbage, or the PCI core's own NO_AER_DRIVER) is no opinion.
+ */
+static pci_ers_result_t pcierr_vote(pci_ers_result_t r)
 {
-	if (r == PCI_ERS_RESULT_CAN_RECOVER)
-		return PCIERR_RESULT_CAN_RECOVER;
-	if (r == PCI_ERS_RESULT_NEED_RESET)
-		return PCIERR_RESULT_NEED_RESET;
-	if (r == PCI_ERS_RESULT_DISCONNECT)
-		return PCIERR_RESULT_DISCONNECT;
-	if (r == PCI_ERS_RESULT_RECOVERED)
-		return PCIERR_RESULT_RECOVERED;
-	return PCIERR_RESULT_NONE;
+	if (r == PCI_ERS_RESULT_CAN_RECOVER ||
+	    r == PCI_ERS_RESULT_NEED_RESET ||
+	    r == PCI_ERS_RESULT_DISCONNECT ||
+	    r == PCI_ERS_RESULT_RECOVERED)
+		return r;
+	return PCI_ERS_RESULT_NONE;
 }
 
-static unsigned int pcierr_rank(u32 result)
+static unsigned int pcierr_rank(pci_ers_result_t r)
 {
-	switch (result) {
-	case PCIERR_RESULT_RECOVERED:
+	if (r == PCI_ERS_RESULT_RECOVERED)
 		return 1;
-	case PCIERR_RESULT_CAN_RECOVER:
+	if (r == PCI_ERS_RESULT_CAN_RECOVER)
 		return 2;
-	case PCIERR_RESULT_DISCONNECT:
+	if (r == PCI_ERS_RESULT_DISCONNECT)
 		return 3;
-	case PCIERR_RESULT_NEED_RESET:
+	if (r == PCI_ERS_RESULT_NEED_RESET)
 		return 4;
-	default:	/* NONE, NO_DRIVER, GONE: no opinion */
-		return 0;
-	}
+	return 0;	/* NONE (no callback, no driver, gone): no opinion */
 }
 
 /*
- * NEED_RESET > DISCONNECT > CAN_RECOVER > RECOVERED, as merge_result() in
- * drivers/pci/pcie/err.c: a reset may still save a device that asked to
- * be disconnected. NONE, NO_DRIVER and GONE never change the merge, which
- * starts (and may stay) NONE.
+ * A REPORT's merged answer (the uapi header's "Merging results"), in
+ * EEH's priority order (eeh_result_priority()): NEED_RESET > DISCONNECT >
+ * CAN_RECOVER > RECOVERED. NONE never changes the merge, which starts
+ * (and may stay) NONE.
  */
-u32 pcierr_merge(u32 merged, u32 result)
+static pci_ers_result_t pcierr_merge(pci_ers_result_t merged,
+				     pci_ers_result_t r)
 {
-	return pcierr_rank(result) > pcierr_rank(merged) ? result : merged;
+	return pcierr_rank(r) > pcierr_rank(merged) ? r : merged;
 }
 
 /* One callback of one device. Runs in process context, may sleep. */
-u32 pcierr_report_one(struct pcierr_dev *dev, u32 step, u32 state)
+struct pcierr_answer pcierr_report_one(struct pcierr_dev *dev, u32 step,
+				       u32 state)
 {
 	struct pci_dev *pdev = dev->pdev;
 	const struct pci_error_handlers *eh = NULL;
 	pci_channel_state_t st = pci_channel_io_normal;
-	u32 res = PCIERR_RESULT_NONE;
+	pci_ers_result_t res = PCI_ERS_RESULT_NONE;
+	enum pcierr_reason reason = PCIERR_REASON_NONE;
 
 	if (READ_ONCE(dev->removed))
-		return PCIERR_RESULT_GONE;
+		return pcierr_no_answer(PCIERR_REASON_GONE);
 
 	device_lock(&pdev->dev);
 	if (READ_ONCE(dev->removed)) {
-		res = PCIERR_RESULT_GONE;
+		reason = PCIERR_REASON_GONE;
 		goto out;
 	}
 
@@ -76,20 +77,20 @@ u32 pcierr_report_one(struct pcierr_dev *dev, u32 step, u32 state)
 		     pci_channel_io_perm_failure : pcierr_pci_state(state);
 		if (!pcierr_set_io_state(pdev, st)) {
 			/* perm_failure is final: it cannot be recovered */
-			res = PCIERR_RESULT_DISCONNECT;
+			res = PCI_ERS_RESULT_DISCONNECT;
 			goto out;
 		}
 		break;
 	case PCIERR_STEP_RESUME:
 		if (!pcierr_set_io_state(pdev, pci_channel_io_normal)) {
-			res = PCIERR_RESULT_DISCONNECT;
+			res = PCI_ERS_RESULT_DISCONNECT;
 			goto out;
 		}
 		break;
 	}
 
 	if (!pdev->dev.driver) {
-		res = PCIERR_RESULT_NO_DRIVER;
+		reason = PCIERR_REASON_NO_DRIVER;
 		goto out;
 	}
 	eh = to_pci_driver(pdev->dev.driver)->err_handler;
@@ -100,26 +101,28 @@ u32 pcierr_report_one(struct pcierr_dev *dev, u32 step, u32 state)
 	case PCIERR_STEP_ERROR_DETECTED:
 	case PCIERR_STEP_PERM_FAILURE:
 		if (eh->error_detected)
-			res = pcierr_ers(eh->error_detected(pdev, st));
+			res = pcierr_vote(eh->error_detected(pdev, st));
 		break;
 	case PCIERR_STEP_MMIO_ENABLED:
 		if (eh->mmio_enabled)
-			res = pcierr_ers(eh->mmio_enabled(pdev));
+			res = pcierr_vote(eh->mmio_enabled(pdev));
 		break;
 	case PCIERR_STEP_SLOT_RESET:
 		if (eh->slot_reset)
-			res = pcierr_ers(eh->slot_reset(pdev));
+			res = pcierr_vote(eh->slot_reset(pdev));
 		break;
 	case PCIERR_STEP_RESUME:
 		if (eh->resume) {
 			eh->resume(pdev);
-			res = PCIERR_RESULT_RECOVERED;
+			res = PCI_ERS_RESULT_RECOVERED;
 		}
 		break;
 	}
 out:
 	device_unlock(&pdev->dev);
-	return res;
+	if (reason != PCIERR_REASON_NONE)
+		return pcierr_no_answer(reason);
+	return pcierr_driver_answer(res);
 }
 
 static const char * const pcierr_step_names[] = {
@@ -200,9 +203,9 @@ void pcierr_op_report(struct pcierr_op *op)
 {
 	struct pcierr_pe *pe = op->pe;
 	struct pcierr_dev **devs;
-	u32 merged = PCIERR_RESULT_NONE;
+	pci_ers_result_t merged = PCI_ERS_RESULT_NONE;
+	struct pcierr_answer r;
 	int i, n;
-	u32 r;
 
 	n = pcierr_pe_snapshot(pe, true, &devs);
 	if (n < 0) {
@@ -228,9 +231,9 @@ void pcierr_op_report(struct pcierr_op *op)
 	for (i = 0; i < n; i++) {
 		r = pcierr_report_one(devs[i], op->step, op->state);
 		pcierr_op_add_result(op, devs[i]->name, r);
-		merged = pcierr_merge(merged, r);
+		merged = pcierr_merge(merged, r.ers);
 	}
-	op->merged = merged;
+	op->merged = pcierr_driver_answer(merged);
 
 	if (op->step == PCIERR_STEP_RESUME) {
 		enum pcierr_pe_state st = pcierr_pe_get_state(pe);
@@ -289,30 +292,22 @@ void pcierr_op_enable_io(struct pcierr_op *op)
  */
 
 /*
- * drivers/pci/pcie/err.c's merge_result() on the shim's values. NONE,
- * NO_DRIVER and GONE have no vote (a missing callback stops a RECOVER at
- * error_detected before any merge counts: err.c's NO_AER_DRIVER).
+ * drivers/pci/pcie/err.c's merge_result(). NONE (no callback, no driver,
+ * gone) has no vote: a missing callback stops a RECOVER at
+ * error_detected before any merge counts (err.c's NO_AER_DRIVER).
  */
-static u32 pcierr_merge_errc(u32 orig, u32 result)
+static pci_ers_result_t pcierr_merge_errc(pci_ers_result_t orig,
+					  pci_ers_result_t r)
 {
-	switch (result) {
-	case PCIERR_RESULT_CAN_RECOVER:
-	case PCIERR_RESULT_NEED_RESET:
-	case PCIERR_RESULT_DISCONNECT:
-	case PCIERR_RESULT_RECOVERED:
-		break;
-	default:
+	if (r == PCI_ERS_RESULT_NONE)
 		return orig;
-	}
-	switch (orig) {
-	case PCIERR_RESULT_CAN_RECOVER:
-	case PCIERR_RESULT_RECOVERED:
-		return result;
-	case PCIERR_RESULT_DISCONNECT:
-		return result == PCIERR_RESULT_NEED_RESET ? result : orig;
-	default:
-		return orig;
-	}
+	if (orig == PCI_ERS_RESULT_CAN_RECOVER ||
+	    orig == PCI_ERS_RESULT_RECOVERED)
+		return r;
+	if (orig == PCI_ERS_RESULT_DISCONNECT &&
+	    r == PCI_ERS_RESULT_NEED_RESET)
+		return r;
+	return orig;
 }
 
 /* A detection since the operation started (its sampled freeze_req)? */
@@ -346,6 +341,7 @@ static const struct pcierr_step_status *
 pcierr_recover_step(struct pcierr_op *op, u8 cmd, u32 step)
 {
 	struct pcierr_step_status *st;
+	pci_ers_result_t merged;
 	unsigned int i;
 	ktime_t start;
 
@@ -392,11 +388,12 @@ pcierr_recover_step(struct pcierr_op *op, u8 cmd, u32 step)
 	op->nres = 0;
 	op->step = 0;
 	if (cmd == PCIERR_CMD_REPORT) {
-		st->merged = step == PCIERR_STEP_ERROR_DETECTED ?
-			     PCIERR_RESULT_CAN_RECOVER : PCIERR_RESULT_RECOVERED;
+		merged = step == PCIERR_STEP_ERROR_DETECTED ?
+			 PCI_ERS_RESULT_CAN_RECOVER : PCI_ERS_RESULT_RECOVERED;
 		for (i = 0; i < op->step_nres[op->nsteps]; i++)
-			st->merged = pcierr_merge_errc(st->merged,
-						       op->step_res[op->nsteps][i].result);
+			merged = pcierr_merge_errc(merged,
+						   op->step_res[op->nsteps][i].answer.ers);
+		st->merged = pcierr_driver_answer(merged);
 	}
 	op->nsteps++;
 	if (st->err) {
@@ -414,25 +411,27 @@ static bool pcierr_recover_stops(struct pcierr_op *op,
 	unsigned int i, n = op->step_nres[op->nsteps - 1], gone = 0;
 	bool nohandler = false;
 
+	pci_ers_result_t merged = st->merged.ers;
+
 	for (i = 0; i < n; i++) {
-		if (res[i].result == PCIERR_RESULT_GONE)
+		if (res[i].answer.reason == PCIERR_REASON_GONE)
 			gone++;
-		if (res[i].result == PCIERR_RESULT_NONE ||
-		    res[i].result == PCIERR_RESULT_NO_DRIVER)
+		if (pcierr_no_callback(res[i].answer) ||
+		    res[i].answer.reason == PCIERR_REASON_NO_DRIVER)
 			nohandler = true;
 	}
 	if (gone == n)
 		op->stop = PCIERR_RECOVER_STOP_GONE;
-	else if (st->merged == PCIERR_RESULT_DISCONNECT)
+	else if (merged == PCI_ERS_RESULT_DISCONNECT)
 		op->stop = PCIERR_RECOVER_STOP_DISCONNECT;
 	else if (st->step == PCIERR_STEP_ERROR_DETECTED && nohandler)
 		op->stop = PCIERR_RECOVER_STOP_NO_HANDLER;
 	else if (st->step == PCIERR_STEP_SLOT_RESET &&
-		 st->merged != PCIERR_RESULT_RECOVERED)
+		 merged != PCI_ERS_RESULT_RECOVERED)
 		op->stop = PCIERR_RECOVER_STOP_NOT_RECOVERED;
 	else if (st->step == PCIERR_STEP_MMIO_ENABLED &&
-		 st->merged != PCIERR_RESULT_RECOVERED &&
-		 st->merged != PCIERR_RESULT_NEED_RESET)
+		 merged != PCI_ERS_RESULT_RECOVERED &&
+		 merged != PCI_ERS_RESULT_NEED_RESET)
 		op->stop = PCIERR_RECOVER_STOP_NOT_RECOVERED;
 	return op->stop != PCIERR_RECOVER_STOP_UNSPEC;
 }
@@ -440,25 +439,25 @@ static bool pcierr_recover_stops(struct pcierr_op *op,
 void pcierr_op_recover(struct pcierr_op *op)
 {
 	const struct pcierr_step_status *st;
-	u32 r;
+	pci_ers_result_t r;
 
 	op->stop = PCIERR_RECOVER_STOP_UNSPEC;
 	st = pcierr_recover_step(op, PCIERR_CMD_REPORT,
 				 PCIERR_STEP_ERROR_DETECTED);
 	if (!st || pcierr_recover_stops(op, st))
 		goto out;
-	r = st->merged;
+	r = st->merged.ers;
 	/* The policy's path, not err.c's: no reset unless a driver asks. */
-	if (r != PCIERR_RESULT_NEED_RESET) {
+	if (r != PCI_ERS_RESULT_NEED_RESET) {
 		if (!pcierr_recover_step(op, PCIERR_CMD_ENABLE_IO, 0))
 			goto out;
 		st = pcierr_recover_step(op, PCIERR_CMD_REPORT,
 					 PCIERR_STEP_MMIO_ENABLED);
 		if (!st || pcierr_recover_stops(op, st))
 			goto out;
-		r = st->merged;
+		r = st->merged.ers;
 	}
-	if (r == PCIERR_RESULT_NEED_RESET) {
+	if (r == PCI_ERS_RESULT_NEED_RESET) {
 		if (!pcierr_recover_step(op, PCIERR_CMD_RESET, 0))
 			goto out;
 		st = pcierr_recover_step(op, PCIERR_CMD_REPORT,
