@@ -5,15 +5,20 @@
  * The daemon arms a PE when its policy says that the next freeze would be
  * recovered by the callback path. The first FROZEN detection after the
  * ARM then starts the same RECOVER the daemon would have sent, without
- * the round trip through the daemon: the event work claims it before it
- * multicasts the EVENT (which names the operation) and queues it after.
- * Nothing here runs in the detection path itself (which may be atomic):
- * pcierr_auto_prepare() and pcierr_auto_claim() run in the event work.
+ * the round trip through the daemon: the detection itself claims it,
+ * under the PE's lock, and queues it on the PE's work queue next to the
+ * event work, not after it. The detection may be atomic, so the operation
+ * is allocated at ARM time and kept with the PE (pe->auto_op) until a
+ * detection claims it or the PE goes.
+ *
+ * The operation applies the pending freeze itself before its first
+ * callback (it may run before the event work does), and its OP_DONE waits
+ * until its EVENT has been delivered (pcierr_event_wait_delivered()), so
+ * that a listener never hears of the end of a recovery before its start.
  *
  * The arm belongs to the socket that sent ARM: a NETLINK_URELEASE of that
- * socket disarms (the daemon died or closed its context). Module unload
- * needs nothing: no claim after pcierr_nl_exit() (netlink.c), and the
- * arms go with the PEs.
+ * socket disarms (the daemon died or closed its context), and so does the
+ * family going away (module unload, pcierr_auto_exit()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,8 +30,8 @@
 #include "internal.h"
 
 /*
- * How many PEs have a budget: a hint that lets events and socket closes
- * skip the PE lookup when nobody armed anything. Exact but for PEs freed
+ * How many PEs have a budget: a hint that lets socket closes skip the
+ * walk of the PEs when nobody armed anything. Exact but for PEs freed
  * while armed (never counted down: only a slower path).
  */
 static atomic_t pcierr_auto_count = ATOMIC_INIT(0);
@@ -52,14 +57,20 @@ bool pcierr_auto_armed_locked(struct pcierr_pe *pe)
 
 /*
  * Arm @pe (@budget 1) or disarm it (0) for the socket @portid, if @pe_id
- * is its id. Return: 0, -ESTALE, -ENODEV (the PE went away).
+ * is its id. Return: 0, -ESTALE, -ENODEV (the PE went away), -ENOMEM.
  */
 int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
 		    u32 reset_type, u32 portid)
 {
+	struct pcierr_op *op = NULL, *old = NULL;
 	unsigned long flags;
 	int ret = 0;
 
+	if (budget) {
+		op = kzalloc(sizeof(*op), GFP_KERNEL);
+		if (!op)
+			return -ENOMEM;
+	}
 	raw_spin_lock_irqsave(&pe->lock, flags);
 	if (pe->dead) {
 		ret = -ENODEV;
@@ -71,81 +82,60 @@ int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
 		pe->auto_portid = portid;
 		pe->auto_pe_id = pe_id;
 		pe->auto_freeze_req = pe->freeze_req;
+		if (budget && !pe->auto_op)
+			swap(pe->auto_op, op);
+		else if (!budget)
+			swap(pe->auto_op, old);
 	}
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
+	kfree(op);
+	kfree(old);
 	return ret;
 }
 
 /*
- * For the EVENT @ev (the event work, process context): a RECOVER ready to
- * be claimed if @ev's PE looks armed, else NULL. It holds a reference to
- * the PE; pcierr_auto_claim() or pcierr_auto_discard() next.
+ * The detection that just marked @pe frozen (pe->lock held, any context)
+ * uses the arm: the RECOVER it starts, claimed (an id, the PE busy), or
+ * NULL. The budget is used up either way: the arm is for the first
+ * detection after it, this one or one before it. Nothing is started when
+ * the PE is busy, disabled or not FROZEN, when @pe_id is not the armed
+ * id, or when another detection came since the ARM.
  */
-struct pcierr_op *pcierr_auto_prepare(const struct pcierr_event_info *ev)
+struct pcierr_op *pcierr_auto_claim_locked(struct pcierr_pe *pe, u64 pe_id)
 {
-	struct pcierr_pe *pe;
-	struct pcierr_op *op;
-	unsigned long flags;
-	bool armed;
+	struct pcierr_op *op = pe->auto_op;
 
-	if (ev->state != pci_channel_io_frozen ||
-	    !atomic_read(&pcierr_auto_count))
+	lockdep_assert_held(&pe->lock);
+	if (!pe->auto_budget || pe->auto_pe_id != pe_id)
 		return NULL;
-	pe = pcierr_pe_lookup(ev->pe);
-	if (!pe)
+	pcierr_auto_set(pe, 0);
+	if (!op || pe->auto_freeze_req + 1 != pe->freeze_req ||
+	    pe->disabled || pe->state != PCIERR_PE_STATE_FROZEN ||
+	    READ_ONCE(pcierr_exiting))
 		return NULL;
-	raw_spin_lock_irqsave(&pe->lock, flags);
-	armed = pe->auto_budget && pe->auto_pe_id == ev->pe_id;
-	raw_spin_unlock_irqrestore(&pe->lock, flags);
-	op = armed ? kzalloc(sizeof(*op), GFP_KERNEL) : NULL;
-	if (!op) {
-		pcierr_pe_put(pe);
-		return NULL;
-	}
 	op->cmd = PCIERR_CMD_RECOVER;
 	op->state = PCIERR_STATE_FROZEN;
-	op->pe = pe;
+	op->reset_type = pe->auto_reset_type;
+	if (__pcierr_op_claim(pe, op, pe_id))
+		return NULL;
+	pe->auto_op = NULL;
 	return op;
 }
 
-void pcierr_auto_discard(struct pcierr_op *op)
+/* Disarm every PE armed by @portid, or all of them (@all). */
+static void pcierr_auto_disarm(u32 portid, bool all)
 {
-	if (!op)
-		return;
-	pcierr_pe_put(op->pe);
-	kfree(op);
-}
-
-/*
- * Use the arm of @op's PE for @ev: 0 and @op claimed (an id, the PE
- * busy; the caller sends the EVENT, then pcierr_op_start()), or an errno
- * (the caller discards @op). The budget is used up either way: the arm
- * is for the first detection after it, this one or one before it.
- */
-int pcierr_auto_claim(struct pcierr_op *op, const struct pcierr_event_info *ev)
-{
-	struct pcierr_pe *pe = op->pe;
+	struct pcierr_pe *pe;
 	unsigned long flags;
-	int ret = -EAGAIN;
 
-	raw_spin_lock_irqsave(&pe->lock, flags);
-	if (pe->auto_budget && pe->auto_pe_id == ev->pe_id &&
-	    pe->auto_freeze_req + 1 == pe->freeze_req && !pe->disabled &&
-	    pe->state == PCIERR_PE_STATE_FROZEN &&
-	    !READ_ONCE(pcierr_exiting)) {
-		op->reset_type = pe->auto_reset_type;
-		ret = __pcierr_op_claim(pe, op, ev->pe_id);
+	mutex_lock(&pcierr_topo_lock);
+	list_for_each_entry(pe, &pcierr_pes, node) {
+		raw_spin_lock_irqsave(&pe->lock, flags);
+		if (pe->auto_budget && (all || pe->auto_portid == portid))
+			pcierr_auto_set(pe, 0);
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
 	}
-	if (pe->auto_budget && pe->auto_pe_id == ev->pe_id)
-		pcierr_auto_set(pe, 0);
-	raw_spin_unlock_irqrestore(&pe->lock, flags);
-	if (ret)
-		return ret;
-	/* the op's own reference; the lookup's goes */
-	op->pe = NULL;
-	pcierr_op_attach(pe, op);
-	pcierr_pe_put(pe);
-	return 0;
+	mutex_unlock(&pcierr_topo_lock);
 }
 
 /* The arming socket closed: its arms go. */
@@ -153,20 +143,11 @@ static int pcierr_auto_urelease(struct notifier_block *nb,
 				unsigned long event, void *ptr)
 {
 	struct netlink_notify *n = ptr;
-	struct pcierr_pe *pe;
-	unsigned long flags;
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
 	    !net_eq(n->net, &init_net) || !atomic_read(&pcierr_auto_count))
 		return NOTIFY_DONE;
-	mutex_lock(&pcierr_topo_lock);
-	list_for_each_entry(pe, &pcierr_pes, node) {
-		raw_spin_lock_irqsave(&pe->lock, flags);
-		if (pe->auto_budget && pe->auto_portid == n->portid)
-			pcierr_auto_set(pe, 0);
-		raw_spin_unlock_irqrestore(&pe->lock, flags);
-	}
-	mutex_unlock(&pcierr_topo_lock);
+	pcierr_auto_disarm(n->portid, false);
 	return NOTIFY_DONE;
 }
 
@@ -179,7 +160,9 @@ int pcierr_auto_init(void)
 	return netlink_register_notifier(&pcierr_auto_nb);
 }
 
+/* The family goes (pcierr_nl_exit()): no claim after this returns. */
 void pcierr_auto_exit(void)
 {
 	netlink_unregister_notifier(&pcierr_auto_nb);
+	pcierr_auto_disarm(0, true);
 }

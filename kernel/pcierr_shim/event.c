@@ -8,7 +8,9 @@
  * the pending freezes and then delivers the queued events, in order, to
  * the in-kernel notifier chain and the netlink multicast group. A full
  * ring drops events (their sequence numbers stay used) and the drop is
- * announced by an OVERFLOW marker queued where the gap is.
+ * announced by an OVERFLOW marker queued where the gap is. A detection on
+ * an armed PE also starts its RECOVER (auto.c), whose OP_DONE waits until
+ * the EVENT has been delivered or dropped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/wait.h>
 
 #include "internal.h"
 #include "platform.h"
@@ -40,6 +43,7 @@ struct pcierr_ev {
 	u32 time_unavail_ms;
 	u32 source;
 	u32 error_gen;
+	u64 auto_op_id;		/* EVENT: the RECOVER it started, or 0 */
 };
 
 static DEFINE_RAW_SPINLOCK(pcierr_ev_lock);
@@ -48,6 +52,8 @@ static unsigned int pcierr_ring_size;
 static unsigned int pcierr_ring_head;
 static unsigned int pcierr_ring_count;
 static u64 pcierr_next_seq = 1;
+static u64 pcierr_delivered_seq;	/* every event up to it is out */
+static DECLARE_WAIT_QUEUE_HEAD(pcierr_delivered_wq);
 static LIST_HEAD(pcierr_freeze_list);
 
 static BLOCKING_NOTIFIER_HEAD(pcierr_chain);
@@ -93,6 +99,7 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 {
 	/* A failing bridge takes down what is below it: the PE it heads. */
 	struct pcierr_pe *pe = dev->headed ?: dev->pe;
+	struct pcierr_op *op = NULL;
 	struct pcierr_ev *ev, *tail;
 	unsigned long flags;
 	u64 seq, ts, pe_id;
@@ -120,6 +127,8 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 	pe->freeze_req++;
 	pe->loop_checks = 0;
 	pe_id = pe->id;
+	if (state == pci_channel_io_frozen)
+		op = pcierr_auto_claim_locked(pe, pe_id);
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	pcierr_stat_inc(PCIERR_STAT_FREEZES);
 
@@ -142,6 +151,7 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		ev->time_unavail_ms = time_unavail_ms;
 		ev->source = source;
 		ev->error_gen = gen;
+		ev->auto_op_id = op ? op->id : 0;
 	} else {
 		/* The last slot is kept for the overflow marker. */
 		tail = pcierr_ring_count ?
@@ -159,9 +169,36 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 	raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 
 	queue_work(pcierr_wq, &pcierr_event_work);
+	if (op) {
+		/* Next to the event work, not after it: one wake-up less. */
+		op->event_seq = seq;
+		pcierr_op_attach(pe, op);
+		pcierr_op_start(op);
+	}
 	if (seqp)
 		*seqp = seq;
 	return 0;
+}
+
+static bool pcierr_event_delivered(u64 seq)
+{
+	unsigned long flags;
+	bool ret;
+
+	raw_spin_lock_irqsave(&pcierr_ev_lock, flags);
+	ret = pcierr_delivered_seq >= seq;
+	raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+	return ret;
+}
+
+/*
+ * Wait until the event numbered @seq has been delivered (or dropped and
+ * its OVERFLOW delivered): an operation it started says it is done only
+ * after that. Process context.
+ */
+void pcierr_event_wait_delivered(u64 seq)
+{
+	wait_event(pcierr_delivered_wq, pcierr_event_delivered(seq));
 }
 
 static void pcierr_event_deliver(struct pcierr_ev *ev)
@@ -192,6 +229,7 @@ static void pcierr_event_deliver(struct pcierr_ev *ev)
 	info.seq = ev->seq;
 	info.timestamp_ns = ev->ts;
 	info.error_gen = ev->error_gen;
+	info.auto_op_id = ev->auto_op_id;
 	if (live) {
 		pcierr_nl_event(&info);
 		blocking_notifier_call_chain(&pcierr_chain, PCIERR_NOTIFY_EVENT,
@@ -230,6 +268,12 @@ static void pcierr_event_work_fn(struct work_struct *work)
 		raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
 
 		pcierr_event_deliver(&ev);
+		raw_spin_lock_irqsave(&pcierr_ev_lock, flags);
+		pcierr_delivered_seq = ev.type == PCIERR_EV_EVENT ?
+				       ev.seq : ev.seq - 1;
+		raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
+		if (wq_has_sleeper(&pcierr_delivered_wq))
+			wake_up_all(&pcierr_delivered_wq);
 		cond_resched();
 	}
 }

@@ -147,6 +147,7 @@ struct pcierr_pe {
 	u32 auto_portid;		/* the arming socket */
 	u64 auto_pe_id;			/* the id it was armed for */
 	unsigned long auto_freeze_req;	/* freeze_req at the ARM */
+	struct pcierr_op *auto_op;	/* allocated at ARM, for the claim */
 };
 
 struct pcierr_dev {
@@ -192,6 +193,7 @@ struct pcierr_op {
 	u32 state;			/* REPORT ERROR_DETECTED */
 	u32 reset_type;			/* RESET */
 	struct pcierr_dev *dev;		/* REMOVE of one device; reference */
+	u64 event_seq;			/* armed RECOVER: its EVENT, else 0 */
 	/* filled in by the operation */
 	struct pcierr_dev_result *res;
 	unsigned int nres;
@@ -274,6 +276,7 @@ void pcierr_event_exit(void);
 int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 		  unsigned int time_unavail_ms, enum pcierr_source source,
 		  u64 *seq);
+void pcierr_event_wait_delivered(u64 seq);
 
 /* freeze.c */
 bool pcierr_set_io_state(struct pci_dev *pdev, pci_channel_state_t state);
@@ -315,9 +318,7 @@ void pcierr_watch_fn(struct work_struct *work);
 int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
 		    u32 reset_type, u32 portid);
 bool pcierr_auto_armed_locked(struct pcierr_pe *pe);
-struct pcierr_op *pcierr_auto_prepare(const struct pcierr_event_info *ev);
-int pcierr_auto_claim(struct pcierr_op *op, const struct pcierr_event_info *ev);
-void pcierr_auto_discard(struct pcierr_op *op);
+struct pcierr_op *pcierr_auto_claim_locked(struct pcierr_pe *pe, u64 pe_id);
 int pcierr_auto_init(void);
 void pcierr_auto_exit(void);
 

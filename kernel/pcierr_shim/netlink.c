@@ -992,21 +992,18 @@ static struct genl_family pcierr_family = {
 };
 
 /*
- * The EVENT; on an armed PE (auto.c) the RECOVER it starts is claimed
- * first (the EVENT names it) and queued after the EVENT is sent, so that
- * its OP_DONE never comes before it. Under pcierr_nl_sem: nothing is
- * claimed once pcierr_nl_exit() has begun (module unload).
+ * The EVENT. On an armed PE it names the RECOVER the detection started
+ * (auto.c), whose OP_DONE waits for this delivery (event.c).
  */
 void pcierr_nl_event(const struct pcierr_event_info *ev)
 {
-	struct pcierr_op *op = pcierr_auto_prepare(ev);
 	struct sk_buff *msg;
-	void *hdr = NULL;
+	void *hdr;
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (msg)
-		hdr = genlmsg_put(msg, 0, 0, &pcierr_family, 0,
-				  PCIERR_CMD_EVENT);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &pcierr_family, 0, PCIERR_CMD_EVENT);
 	if (!hdr ||
 	    nla_put_string(msg, PCIERR_A_PE, ev->pe) ||
 	    nla_put_u64_64bit(msg, PCIERR_A_PE_ID, ev->pe_id, PCIERR_A_PAD) ||
@@ -1017,34 +1014,21 @@ void pcierr_nl_event(const struct pcierr_event_info *ev)
 	    nla_put_u64_64bit(msg, PCIERR_A_SEQ, ev->seq, PCIERR_A_PAD) ||
 	    nla_put_u64_64bit(msg, PCIERR_A_TIMESTAMP_NS, ev->timestamp_ns,
 			      PCIERR_A_PAD) ||
-	    nla_put_u32(msg, PCIERR_A_ERROR_GEN, ev->error_gen)) {
+	    nla_put_u32(msg, PCIERR_A_ERROR_GEN, ev->error_gen) ||
+	    (ev->auto_op_id &&
+	     nla_put_u64_64bit(msg, PCIERR_A_AUTO_OP_ID, ev->auto_op_id,
+			       PCIERR_A_PAD))) {
+		/* Lost: a listener finds an armed RECOVER in GET_PE. */
 		nlmsg_free(msg);
-		msg = NULL;
-	} else {
-		pcierr_platform_fill_event(msg, ev);
+		return;
 	}
-
+	pcierr_platform_fill_event(msg, ev);
+	genlmsg_end(msg, hdr);
 	down_read(&pcierr_nl_sem);
-	if (op && (!pcierr_nl_up || pcierr_auto_claim(op, ev))) {
-		pcierr_auto_discard(op);
-		op = NULL;
-	}
-	/* Lost (no room, no memory): a listener finds the op in GET_PE. */
-	if (msg && op &&
-	    nla_put_u64_64bit(msg, PCIERR_A_AUTO_OP_ID, op->id, PCIERR_A_PAD)) {
+	if (pcierr_nl_up)
+		genlmsg_multicast(&pcierr_family, msg, 0, 0, GFP_KERNEL);
+	else
 		nlmsg_free(msg);
-		msg = NULL;
-	}
-	if (msg) {
-		genlmsg_end(msg, hdr);
-		if (pcierr_nl_up)
-			genlmsg_multicast(&pcierr_family, msg, 0, 0,
-					  GFP_KERNEL);
-		else
-			nlmsg_free(msg);
-	}
-	if (op)
-		pcierr_op_start(op);
 	up_read(&pcierr_nl_sem);
 }
 

@@ -36,6 +36,9 @@ static void pcierr_op_work(struct work_struct *work)
 	unsigned long flags;
 	ktime_t start = ktime_get();
 
+	/* An armed RECOVER may run before the event work applies the freeze. */
+	if (op->event_seq)
+		pcierr_pe_apply_freeze(pe);
 	pcierr_pe_op_begin(op);
 	switch (op->cmd) {
 	case PCIERR_CMD_REPORT:
@@ -71,6 +74,9 @@ static void pcierr_op_work(struct work_struct *work)
 	pcierr_stat_inc(PCIERR_STAT_OPS);
 	if (op->err)
 		pcierr_stat_inc(PCIERR_STAT_OPS_FAILED);
+	/* Its EVENT first: the end of a recovery never precedes its start. */
+	if (op->event_seq)
+		pcierr_event_wait_delivered(op->event_seq);
 
 	raw_spin_lock_irqsave(&pe->lock, flags);
 	op->pe_state = pe->state;

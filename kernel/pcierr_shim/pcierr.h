@@ -78,6 +78,7 @@ struct pcierr_event_info {
 	u64 seq;
 	u64 timestamp_ns;		/* CLOCK_MONOTONIC, at detection */
 	u32 error_gen;			/* device error generation after it */
+	u64 auto_op_id;			/* the RECOVER it started (armed), or 0 */
 };
 
 struct pcierr_overflow_info {

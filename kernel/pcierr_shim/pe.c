@@ -64,6 +64,7 @@ static void pcierr_pe_release_work(struct work_struct *work)
 
 	destroy_workqueue(pe->wq);
 	pci_dev_put(pe->head);
+	kfree(pe->auto_op);	/* an arm never claimed */
 	kfree(pe);
 }
 

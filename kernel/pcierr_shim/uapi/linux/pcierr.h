@@ -201,8 +201,8 @@
  *                             with its own operation id, reply-less, and
  *                             its OP_DONE as any RECOVER's. The EVENT of
  *                             that detection carries PCIERR_A_AUTO_OP_ID
- *                             (the RECOVER's id; it is queued only after
- *                             the EVENT is sent, so the EVENT comes
+ *                             (the RECOVER's id; its OP_DONE is sent only
+ *                             after the EVENT, so the EVENT comes
  *                             first): the listener accounts for the
  *                             freeze and awaits that OP_DONE instead of
  *                             sending RECOVER. The budget is used up by
@@ -210,8 +210,7 @@
  *                             nothing if the PE is busy, disabled, not
  *                             FROZEN, its id is not the armed one, the
  *                             detection was not the first since the ARM
- *                             (one before it was lost in an OVERFLOW, or
- *                             two came at once) or it was a PERM_FAILURE;
+ *                             or it was a PERM_FAILURE;
  *                             then its EVENT has no PCIERR_A_AUTO_OP_ID.
  *                             A budget of 0 disarms. The arm belongs to
  *                             the socket that sent ARM: closed, the PE is
