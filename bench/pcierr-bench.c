@@ -113,9 +113,13 @@ static int on_note(struct pcierr_ctx *ctx, const struct pcierr_notification *n, 
 		uint64_t later = 0;
 
 		printf("op rx=%" PRIu64 " pe=%s op=recover step=- result=%s errno=%d dur=%" PRIu64
-		       " steps=%zu\n", rx_now, d->pe,
+		       " steps=%zu", rx_now, d->pe,
 		       s_or_dash(pcierr_recover_stop_to_string(d->stop)), d->error, d->duration_ns,
 		       d->n_steps);
+		/* when it began by the shim's clock (the EVENT's): no read in it */
+		if (d->start_ns)
+			printf(" start=%" PRIu64, d->start_ns);
+		printf("\n");
 		for (size_t i = d->n_steps; i-- > 0;)
 			later += i + 1 < d->n_steps ? d->steps[i + 1].duration_ns : 0;
 		for (size_t i = 0; i < d->n_steps; i++) {

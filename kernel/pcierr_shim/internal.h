@@ -203,6 +203,7 @@ struct pcierr_op {
 	struct pcierr_pe *top;		/* whose op_lock it holds; reference */
 	u32 pe_state;
 	u64 pe_id;			/* after the operation */
+	u64 start_ns;			/* CLOCK_MONOTONIC, when it began */
 	u64 duration_ns;
 	/* RECOVER: its steps, each with its own device results */
 	u32 stop;			/* enum pcierr_recover_stop */

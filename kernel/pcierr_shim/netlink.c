@@ -1099,6 +1099,8 @@ void pcierr_nl_op_done(const struct pcierr_op *op)
 	}
 	if (nla_put_u64_64bit(msg, PCIERR_A_DURATION_NS, op->duration_ns,
 			      PCIERR_A_PAD) ||
+	    nla_put_u64_64bit(msg, PCIERR_A_START_NS, op->start_ns,
+			      PCIERR_A_PAD) ||
 	    nla_put_u32(msg, PCIERR_A_ERRNO, -op->err) ||
 	    nla_put_u32(msg, PCIERR_A_PE_STATE, op->pe_state))
 		goto nospace;

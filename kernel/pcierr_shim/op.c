@@ -34,7 +34,8 @@ static void pcierr_op_work(struct work_struct *work)
 	struct pcierr_op *op = container_of(work, struct pcierr_op, work);
 	struct pcierr_pe *pe = op->pe;
 	unsigned long flags;
-	ktime_t start = ktime_get();
+
+	op->start_ns = ktime_get_ns();
 
 	/* An armed RECOVER may run before the event work applies the freeze. */
 	if (op->event_seq)
@@ -70,7 +71,7 @@ static void pcierr_op_work(struct work_struct *work)
 		break;
 	}
 	pcierr_pe_op_end(op);
-	op->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	op->duration_ns = ktime_get_ns() - op->start_ns;
 	pcierr_stat_inc(PCIERR_STAT_OPS);
 	if (op->err)
 		pcierr_stat_inc(PCIERR_STAT_OPS_FAILED);

@@ -81,6 +81,7 @@ static const struct spec pe_attrs[__PCIERR_A_MAX] = {
 	[PCIERR_A_RECOVER_STOP]		= { K_U32 },
 	[PCIERR_A_AUTO_BUDGET]		= { K_U32 },
 	[PCIERR_A_AUTO_OP_ID]		= { K_U64 },
+	[PCIERR_A_START_NS]		= { K_U64 },
 };
 
 static const struct spec rstep_attrs[__PCIERR_RSTEP_A_MAX] = {
@@ -469,6 +470,7 @@ static int parse_recover_outcome(const struct nlattr **tb, struct pcierr_recover
 		return r;
 	d->pe_state = v;
 	d->duration_ns = opt_u64(tb[PCIERR_A_DURATION_NS]);
+	d->start_ns = opt_u64(tb[PCIERR_A_START_NS]);
 	return parse_recover_steps(tb, d);
 }
 
@@ -524,6 +526,7 @@ static int parse_op_done(const struct nlattr **tb, struct pcierr_op_done *d)
 		return r;
 	d->pe_state = v;
 	d->duration_ns = opt_u64(tb[PCIERR_A_DURATION_NS]);
+	d->start_ns = opt_u64(tb[PCIERR_A_START_NS]);
 	r = parse_detail(tb, &d->detail);
 	if (r < 0)
 		return r;

@@ -158,6 +158,7 @@ START_TEST(test_op_done_report)
 	ck_assert_int_eq(d->result, PCIERR_RESULT_NEED_RESET);
 	ck_assert_int_eq(d->error, 0);
 	ck_assert_uint_eq(d->duration_ns, 4242);
+	ck_assert_uint_eq(d->start_ns, 1000000);
 	ck_assert_int_eq(d->pe_state, PCIERR_PE_STATE_FROZEN);
 	ck_assert_uint_eq(d->n_results, 2);
 	ck_assert_str_eq(d->results[0].addr, "0000:01:00.0");
@@ -291,6 +292,7 @@ static const struct {
 	{ "op_errno_huge",   W_OP_DONE, OV_NUM(0, PCIERR_A_ERRNO, CK_U32, 100000) },
 	{ "op_id_u32",       W_OP_DONE, OV_NUM(0, PCIERR_A_OP_ID, CK_U32, 7) },
 	{ "op_duration_u16", W_OP_DONE, OV_NUM(0, PCIERR_A_DURATION_NS, CK_U16, 7) },
+	{ "op_start_u16",    W_OP_DONE, OV_NUM(0, PCIERR_A_START_NS, CK_U16, 7) },
 	{ "op_results_u32",  W_OP_DONE, OV_NUM(0, PCIERR_A_RESULTS, CK_U32, 7) },
 	{ "op_junk",         W_OP_DONE, OV_JUNK(0, 5) },
 	/* OP_DONE: inside a result entry (scope 1) and the list (scope 3) */
@@ -786,6 +788,7 @@ static struct nl_msg *build_recover(enum rbad rb)
 		nla_nest_end(m, steps);
 	}
 	nla_put_u64(m, PCIERR_A_DURATION_NS, 9999);
+	nla_put_u64(m, PCIERR_A_START_NS, 123456789ULL);
 	nla_put_u32(m, PCIERR_A_ERRNO, 0);
 	nla_put_u32(m, PCIERR_A_PE_STATE, PCIERR_PE_STATE_NORMAL);
 	return m;
@@ -807,6 +810,7 @@ START_TEST(test_recover_done)
 	ck_assert_int_eq(d->stop, PCIERR_RECOVER_STOP_RECOVERED);
 	ck_assert_int_eq(d->pe_state, PCIERR_PE_STATE_NORMAL);
 	ck_assert_uint_eq(d->duration_ns, 9999);
+	ck_assert_uint_eq(d->start_ns, 123456789ULL);
 	ck_assert_uint_eq(d->n_steps, 3);
 	ck_assert_int_eq(d->steps[0].op, PCIERR_CMD_REPORT);
 	ck_assert_int_eq(d->steps[0].step, PCIERR_STEP_ERROR_DETECTED);

@@ -179,6 +179,7 @@ struct nl_msg *ck_build_op_done(uint64_t op_id, uint32_t op)
 		}
 	}
 	ck_put_u64(m, 0, PCIERR_A_DURATION_NS, PCIERR_A_PAD, 4242);
+	ck_put_u64(m, 0, PCIERR_A_START_NS, PCIERR_A_PAD, 1000000);
 	ck_put_u32(m, 0, PCIERR_A_ERRNO, 0);
 	ck_put_u32(m, 0, PCIERR_A_PE_STATE, PCIERR_PE_STATE_FROZEN);
 	ck_end_scope(m, 0);

@@ -256,7 +256,12 @@
  *                             PCIERR_A_RESULTS_ENTRY nests: PCIERR_DEV_A_ADDR,
  *                             PCIERR_DEV_A_RESULT), PCIERR_A_DURATION_NS,
  *                             PCIERR_A_ERRNO (0 or a positive errno),
- *                             PCIERR_A_PE_STATE (after the operation);
+ *                             PCIERR_A_PE_STATE (after the operation),
+ *                             PCIERR_A_START_NS (CLOCK_MONOTONIC when it
+ *                             began to run, the clock of the EVENT's
+ *                             PCIERR_A_TIMESTAMP_NS: START_NS plus
+ *                             DURATION_NS is when it ended, whenever the
+ *                             OP_DONE is read);
  *                             of RECOVER: PCIERR_A_RECOVER_STEPS and
  *                             PCIERR_A_RECOVER_STOP instead of the
  *                             STEP/RESULT/RESULTS.
@@ -357,6 +362,7 @@ enum pcierr_attr {
 	PCIERR_A_RECOVER_STOP,		/* u32: enum pcierr_recover_stop */
 	PCIERR_A_AUTO_BUDGET,		/* u32: ARM: automatic RECOVERs, 0 or 1 */
 	PCIERR_A_AUTO_OP_ID,		/* u64: EVENT: the RECOVER the shim started */
+	PCIERR_A_START_NS,		/* u64: OP_DONE: CLOCK_MONOTONIC, began */
 	__PCIERR_A_MAX
 };
 #define PCIERR_A_MAX (__PCIERR_A_MAX - 1)

@@ -221,6 +221,7 @@ struct pcierr_op_done {
 	size_t n_results;
 	struct pcierr_dev_result *results;
 	struct pcierr_error_detail detail;	/* DISABLE on pseries */
+	uint64_t start_ns;		/* CLOCK_MONOTONIC when it began; 0: not sent */
 };
 
 /* One step of a RECOVER (LIBPCIERR_2.1), in the order it ran. */
@@ -252,6 +253,7 @@ struct pcierr_recover_done {
 	enum pcierr_recover_stop stop;
 	size_t n_steps;
 	struct pcierr_recover_step *steps;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC when it began; 0: not sent */
 };
 
 /* Why notifications were lost */
