@@ -170,10 +170,10 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 
 	queue_work(pcierr_wq, &pcierr_event_work);
 	if (op) {
-		/* Next to the event work, not after it: one wake-up less. */
+		/* Next to the event work, on this CPU: no wake-up elsewhere */
 		op->event_seq = seq;
 		pcierr_op_attach(pe, op);
-		pcierr_op_start(op);
+		pcierr_op_start_local(op);
 	}
 	if (seqp)
 		*seqp = seq;

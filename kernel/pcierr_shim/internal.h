@@ -215,6 +215,7 @@ struct pcierr_op {
 
 /* main.c */
 extern struct workqueue_struct *pcierr_wq;
+extern struct workqueue_struct *pcierr_local_wq;
 extern bool pcierr_exiting;
 extern unsigned int pcierr_event_queue_len;
 
@@ -328,6 +329,7 @@ int __pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_attach(struct pcierr_pe *pe, struct pcierr_op *op);
 int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_start(struct pcierr_op *op);
+void pcierr_op_start_local(struct pcierr_op *op);
 int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);
 void pcierr_op_add_result(struct pcierr_op *op, const char *name,
 			  struct pcierr_answer answer);

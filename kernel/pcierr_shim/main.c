@@ -27,6 +27,13 @@ MODULE_PARM_DESC(event_queue_len,
 		 "Bounded event queue length, overflow marker included (2-65536, default 256)");
 
 struct workqueue_struct *pcierr_wq;
+/*
+ * Armed RECOVERs (auto.c) run on the CPU that detected the failure: a
+ * per-CPU, high-priority queue, so the first callback does not wait for
+ * another CPU to be woken up (tens of ms in a loaded VM). One operation
+ * per PE still holds (pe->busy); the PE's ordered queue has the others.
+ */
+struct workqueue_struct *pcierr_local_wq;
 bool pcierr_exiting;
 
 /*
@@ -173,6 +180,7 @@ static void pcierr_stop(void)
 	WRITE_ONCE(pcierr_exiting, true);
 	synchronize_rcu();
 	pcierr_pe_quiesce();	/* watchdogs off, operations finished */
+	flush_workqueue(pcierr_local_wq);	/* armed ones too */
 	flush_workqueue(pcierr_wq);	/* pending freezes applied */
 	pcierr_pe_thaw_all();	/* and lifted: not left to nobody */
 	pcierr_pe_exit();	/* notifier off, PEs and devices released */
@@ -185,6 +193,11 @@ static int __init pcierr_init(void)
 	pcierr_wq = alloc_workqueue("pcierr", WQ_UNBOUND, 0);
 	if (!pcierr_wq)
 		return -ENOMEM;
+	pcierr_local_wq = alloc_workqueue("pcierr_local", WQ_HIGHPRI, 0);
+	if (!pcierr_local_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	pcierr_platform_init();
 	ret = pcierr_event_init();
 	if (ret)
@@ -205,6 +218,8 @@ err_event:
 	pcierr_event_exit();
 err_wq:
 	rcu_barrier();
+	if (pcierr_local_wq)
+		destroy_workqueue(pcierr_local_wq);
 	destroy_workqueue(pcierr_wq);
 	return ret;
 }
@@ -215,6 +230,7 @@ static void __exit pcierr_exit(void)
 	pcierr_stop();
 	pcierr_event_exit();
 	rcu_barrier();		/* device records freed after grace periods */
+	destroy_workqueue(pcierr_local_wq);
 	destroy_workqueue(pcierr_wq);
 	pr_info("unloaded\n");
 }

@@ -160,3 +160,9 @@ void pcierr_op_start(struct pcierr_op *op)
 {
 	queue_work(op->pe->wq, &op->work);
 }
+
+/* Run an armed RECOVER on this CPU (main.c); any context. */
+void pcierr_op_start_local(struct pcierr_op *op)
+{
+	queue_work(pcierr_local_wq, &op->work);
+}
