@@ -6,8 +6,9 @@
  * recovered by the callback path. The first FROZEN detection after the
  * ARM then starts the same RECOVER the daemon would have sent, without
  * the round trip through the daemon: the detection itself claims it,
- * under the PE's lock, and queues it on the PE's work queue next to the
- * event work, not after it. The detection may be atomic, so the operation
+ * under the PE's lock, and queues it next to the event work, not after
+ * it, on the detecting CPU's queue (pcierr_local_wq, main.c). The
+ * detection may be atomic, so the operation
  * is allocated at ARM time and kept with the PE (pe->auto_op) until a
  * detection claims it or the PE goes.
  *
