@@ -21,6 +21,14 @@
  * decode, bus mastering and MSI-X back for the teardown: its driver's
  * last commands complete, and the removal takes what a normal one takes.
  * A device that does not answer stays cut off; its driver sees all ones.
+ *
+ * Even so a driver may wait in remove() for minutes (megaraid_sas with
+ * a command lost in the freeze waits for its own timeouts in
+ * scsi_remove_host()). So the drivers are detached first, deepest
+ * devices first as pci_stop_bus_device() does, without the rescan/remove
+ * lock, as a sysfs unbind does: a driver that waits holds up its own PE,
+ * not every other PE's REMOVE and RESCAN behind that global lock. What
+ * is left under the lock (no driver bound) is quick.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,6 +54,61 @@ static bool pcierr_pe_disabled(struct pcierr_pe *pe)
 	return disabled;
 }
 
+/* Is @pdev @only, or below it? (No @only: the whole PE.) */
+static bool pcierr_below(struct pci_dev *pdev, struct pcierr_dev *only)
+{
+	struct pci_dev *up;
+
+	if (!only)
+		return true;
+	for (up = pdev; up && up != only->pdev; up = up->bus->self)
+		;
+	return up;
+}
+
+static unsigned int pcierr_depth(struct pci_dev *pdev)
+{
+	unsigned int depth = 0;
+
+	while (!pci_is_root_bus(pdev->bus)) {
+		pdev = pdev->bus->self;
+		depth++;
+	}
+	return depth;
+}
+
+/*
+ * Detach the drivers of the devices about to be removed (@only and what
+ * sits below it, or the whole subtree), deepest first and, at one depth,
+ * in the reverse of the bus order, as the removal itself would. Without
+ * the rescan/remove lock: see the top of this file.
+ */
+static void pcierr_detach_drivers(struct pcierr_pe *pe,
+				  struct pcierr_dev *only)
+{
+	struct pcierr_dev **devs;
+	unsigned int deepest = 0, d;
+	int i, n;
+
+	n = pcierr_pe_snapshot(pe, false, &devs);
+	if (n < 0)
+		return;		/* the removal under the lock does it all */
+	for (i = 0; i < n; i++)
+		deepest = max(deepest, pcierr_depth(devs[i]->pdev));
+	for (d = deepest + 1; d-- > 0;) {
+		for (i = n - 1; i >= 0; i--) {
+			struct pci_dev *pdev = devs[i]->pdev;
+
+			if (pcierr_depth(pdev) != d ||
+			    !pcierr_below(pdev, only) ||
+			    READ_ONCE(devs[i]->removed))
+				continue;
+			device_release_driver(&pdev->dev);
+		}
+	}
+	pcierr_snapshot_put(devs, n);
+}
+
 /*
  * Mark the frozen devices about to be removed disconnected: all of the
  * subtree when the PE is not in normal state, the frozen ones otherwise
@@ -56,7 +119,7 @@ static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 {
 	bool all = pcierr_pe_get_state(pe) != PCIERR_PE_STATE_NORMAL;
 	struct pcierr_dev **devs;
-	struct pci_dev *pdev, *up;
+	struct pci_dev *pdev;
 	int i, n, marked = 0, thawed = 0;
 
 	n = pcierr_pe_snapshot(pe, false, &devs);
@@ -64,13 +127,8 @@ static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 		return n;
 	for (i = 0; i < n; i++) {
 		pdev = devs[i]->pdev;
-		if (only) {
-			for (up = pdev; up && up != only->pdev;
-			     up = up->bus->self)
-				;
-			if (!up)
-				continue;
-		}
+		if (!pcierr_below(pdev, only))
+			continue;
 		if (!all && !devs[i]->hw_frozen &&
 		    READ_ONCE(pdev->error_state) == pci_channel_io_normal)
 			continue;
@@ -185,6 +243,7 @@ void pcierr_op_remove(struct pcierr_op *op)
 	if (marked > 0)
 		pcierr_pe_info(pe, "%d frozen devices marked disconnected\n",
 			       marked);
+	pcierr_detach_drivers(pe, op->dev);
 	if (op->dev) {
 		pcierr_pe_info(pe, "removing %s\n", op->dev->name);
 		pcierr_op_remove_one(op);
@@ -249,6 +308,7 @@ void pcierr_op_disable(struct pcierr_op *op)
 	}
 
 	pcierr_disconnect(pe, NULL);
+	pcierr_detach_drivers(pe, NULL);
 	pci_lock_rescan_remove();
 	pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
