@@ -157,9 +157,8 @@ vm-sanitize: $(VM_DEPS)
 # "make check". VM_DRIVERS_TIMEOUT bounds the boot (default 2400 s: an
 # upper bound on a loaded machine; about 6-8 min idle).
 #
-# Three scenarios fail today on real defects (docs/drivers.md, "Known
-# failures"): an NVMe I/O in flight across the freeze never completes, a
-# megaraid_sas removal with I/O running still blocks in scsi_remove_host,
+# Two scenarios fail today on real defects (docs/drivers.md, "Known
+# failures"): an NVMe I/O in flight across the freeze never completes,
 # and the e1000 of the mixed slot loses its interrupt. They are not in
 # make check, by name and in the open: "make vm-drivers-defects" runs them
 # and fails until they are mended, with 97 (the e1000 defect with the
@@ -168,12 +167,13 @@ vm-sanitize: $(VM_DEPS)
 # injected AER never cuts the device off; docs/drivers.md). In this
 # order: 90 leaves the mixed e1000 without its interrupt, so 97 after it
 # says so and fails early (alone: make vm-drivers-check
-# S=97-mixed-kernel-aer); 99 leaves a removal stuck, so it is last.
+# S=97-mixed-kernel-aer). 99 (megaraid_sas's removal waiting for a lost
+# command while another slot recovers) runs last in make check: it
+# reloads megaraid_sas with short timeouts.
 VM_DRIVERS_TIMEOUT ?= 2400
 VM_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 04-rtl8139-hotplug \
-	06-profiles 07-e1000-disable
-VM_DRIVERS_DEFECTS := 03-nvme 98-nvme-kernel-aer 90-mixed 97-mixed-kernel-aer \
-	99-megasas-hotplug
+	06-profiles 07-e1000-disable 99-megasas-hotplug
+VM_DRIVERS_DEFECTS := 03-nvme 98-nvme-kernel-aer 90-mixed 97-mixed-kernel-aer
 .PHONY: vm-drivers-check vm-drivers-defects
 vm-drivers-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \
