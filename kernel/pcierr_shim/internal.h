@@ -156,11 +156,8 @@ struct pcierr_dev {
 	struct kref kref;
 	struct pci_dev *pdev;		/* reference */
 	struct pcierr_pe *pe;		/* reference, constant */
-	char name[PCIERR_ADDR_MAX];
-	u16 vendor, device, subvendor, subdevice;
-	u32 class;
-	u64 dsn;
-	bool bridge;
+	char name[PCIERR_ADDR_MAX];	/* pci_name(), kept for after removal */
+	u64 dsn;			/* read once: a frozen device reads ~0 */
 	bool removed;			/* topo_lock (READ_ONCE elsewhere) */
 	bool gone_reported;		/* watchdog */
 	struct pcierr_pe *headed;	/* a bridge's own PE; reference */

@@ -235,17 +235,18 @@ static void pcierr_nl_multicast(struct sk_buff *msg)
 static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev,
 			   bool dsn)
 {
+	struct pci_dev *pdev = dev->pdev;	/* identity: the core's own */
 	struct nlattr *nest;
 
 	nest = nla_nest_start(skb, PCIERR_A_PE_DEVICES_ENTRY);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, PCIERR_DEV_A_ADDR, dev->name) ||
-	    nla_put_u16(skb, PCIERR_DEV_A_VENDOR, dev->vendor) ||
-	    nla_put_u16(skb, PCIERR_DEV_A_DEVICE, dev->device) ||
-	    nla_put_u16(skb, PCIERR_DEV_A_SUBVENDOR, dev->subvendor) ||
-	    nla_put_u16(skb, PCIERR_DEV_A_SUBDEVICE, dev->subdevice) ||
-	    nla_put_u32(skb, PCIERR_DEV_A_CLASS, dev->class) ||
+	    nla_put_u16(skb, PCIERR_DEV_A_VENDOR, pdev->vendor) ||
+	    nla_put_u16(skb, PCIERR_DEV_A_DEVICE, pdev->device) ||
+	    nla_put_u16(skb, PCIERR_DEV_A_SUBVENDOR, pdev->subsystem_vendor) ||
+	    nla_put_u16(skb, PCIERR_DEV_A_SUBDEVICE, pdev->subsystem_device) ||
+	    nla_put_u32(skb, PCIERR_DEV_A_CLASS, pdev->class) ||
 	    (dsn && dev->dsn &&
 	     nla_put_u64_64bit(skb, PCIERR_DEV_A_DSN, dev->dsn,
 			       PCIERR_DEV_A_PAD)) ||
@@ -254,11 +255,11 @@ static int pcierr_fill_dev(struct sk_buff *skb, struct pcierr_dev *dev,
 	    nla_put_u32(skb, PCIERR_DEV_A_HANDLERS,
 			pcierr_dev_handlers(dev)) ||
 	    nla_put_u32(skb, PCIERR_DEV_A_STATE,
-			pcierr_channel_state(READ_ONCE(dev->pdev->error_state))) ||
+			pcierr_channel_state(READ_ONCE(pdev->error_state))) ||
 	    nla_put_u32(skb, PCIERR_DEV_A_ERROR_GEN,
 			atomic_read(&dev->error_gen)) ||
 	    nla_put_u32(skb, PCIERR_DEV_A_FLAGS,
-			dev->bridge ? PCIERR_DEV_F_BRIDGE : 0)) {
+			pci_is_bridge(pdev) ? PCIERR_DEV_F_BRIDGE : 0)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -609,7 +610,7 @@ static int pcierr_nl_inject(struct sk_buff *skb, struct genl_info *info)
 	ret = pcierr_nl_check_id(info, dev->pe);
 	if (ret)
 		goto out;
-	if (dev->bridge) {
+	if (pci_is_bridge(dev->pdev)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, dev_attr,
 				    "cannot inject on a bridge: name a device below it");
 		ret = -EINVAL;

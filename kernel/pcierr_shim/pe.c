@@ -349,13 +349,7 @@ static struct pcierr_dev *pcierr_dev_add_locked(struct pci_dev *pdev,
 	pcierr_pe_get(pe);
 	dev->pe = pe;
 	strscpy(dev->name, pci_name(pdev), sizeof(dev->name));
-	dev->vendor = pdev->vendor;
-	dev->device = pdev->device;
-	dev->subvendor = pdev->subsystem_vendor;
-	dev->subdevice = pdev->subsystem_device;
-	dev->class = pdev->class;
 	dev->dsn = pci_get_dsn(pdev);
-	dev->bridge = pci_is_bridge(pdev);
 
 	pcierr_dev_insert_locked(pe, dev);
 	pcierr_pe_new_id(pe);
@@ -468,7 +462,7 @@ static struct pcierr_pe *pcierr_dev_del_locked(struct pci_dev *pdev)
 			pe->state = PCIERR_PE_STATE_REMOVED;
 		raw_spin_unlock_irqrestore(&pe->lock, flags);
 	}
-	if (dev->bridge) {
+	if (pci_is_bridge(dev->pdev)) {
 		headed = pcierr_pe_find_locked(dev->name);
 		if (headed && (headed->root_single || headed->head != pdev))
 			headed = NULL;
@@ -667,7 +661,7 @@ static struct notifier_block pcierr_bus_nb = {
 static struct pcierr_pe *pcierr_headed_locked(struct pcierr_pe *pe,
 					      struct pcierr_dev *dev)
 {
-	if (!dev->bridge || dev->pdev == pe->head)
+	if (!pci_is_bridge(dev->pdev) || dev->pdev == pe->head)
 		return NULL;
 	return dev->headed;
 }
@@ -694,7 +688,7 @@ static unsigned int pcierr_subtree_locked(struct pcierr_pe *pe,
 	list_for_each_entry(dev, &pe->devs, pe_node) {
 		if (dev->pdev == pe->head && !pe->root_single)
 			continue;
-		if (!skip_bridges || !dev->bridge) {
+		if (!skip_bridges || !pci_is_bridge(dev->pdev)) {
 			if (devs && n < max) {
 				kref_get(&dev->kref);
 				devs[n] = dev;

@@ -127,7 +127,7 @@ static int pseries_pe_loc_locked(struct pcierr_pe *pe, struct pseries_loc *loc)
 	lockdep_assert_held(&pcierr_topo_lock);
 	memset(loc, 0, sizeof(*loc));
 	list_for_each_entry(dev, &pe->devs, pe_node) {
-		if (!dev->bridge && !READ_ONCE(dev->removed)) {
+		if (!pci_is_bridge(dev->pdev) && !READ_ONCE(dev->removed)) {
 			loc->pdev = pci_dev_get(dev->pdev);
 			pseries_loc_from(loc, dev->pdev->bus, dev->pdev->devfn);
 			return 0;

@@ -194,7 +194,7 @@ static void pcierr_thaw_bridges(struct pcierr_pe *pe)
 	if (n < 0)
 		return;
 	for (i = 0; i < n; i++)
-		if (devs[i]->bridge && !READ_ONCE(devs[i]->removed))
+		if (pci_is_bridge(devs[i]->pdev) && !READ_ONCE(devs[i]->removed))
 			pcierr_thaw_bridge(devs[i]->pdev);
 	pcierr_snapshot_put(devs, n);
 }

@@ -105,7 +105,7 @@ static void pcierr_restore_healthy(struct pcierr_dev *dev)
 	pci_load_saved_state(pdev, prev);
 	pdev->state_saved = was;
 	kfree(prev);
-	if (!dev->bridge && !pdev->is_busmaster) {
+	if (!pci_is_bridge(pdev) && !pdev->is_busmaster) {
 		pci_bus_read_config_word(pdev->bus, pdev->devfn, PCI_COMMAND,
 					 &cmd);
 		if (cmd != 0xffff && (cmd & PCI_COMMAND_MASTER))
