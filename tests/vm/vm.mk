@@ -171,7 +171,7 @@ vm-sanitize: $(VM_DEPS)
 # command while another slot recovers) runs last in make check: it
 # reloads megaraid_sas with short timeouts.
 VM_DRIVERS_TIMEOUT ?= 2400
-VM_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 04-rtl8139-hotplug \
+VM_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 04-rtl8139-hotplug 05-nvme-reset-once \
 	06-profiles 07-e1000-disable 99-megasas-hotplug
 VM_DRIVERS_DEFECTS := 03-nvme 98-nvme-kernel-aer 90-mixed 97-mixed-kernel-aer
 .PHONY: vm-drivers-check vm-drivers-defects
