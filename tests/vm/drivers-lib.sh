@@ -325,3 +325,22 @@ blk_stats() {
 	bk_bad=$4 bk_after_bad=$5 bk_resume_ms=$6 bk_longest_ms=$7
 	echo "  reads: before $bk_before; during $bk_during; after $bk_after; wrong bytes $bk_bad; not right after recovery $bk_after_bad; first right read $bk_resume_ms ms after RecoveryFinished; longest operation $bk_longest_ms ms"
 }
+
+# --- nvme controller resets -------------------------------------------------
+
+# nvme_resets_start: count nvme's controller resets (nvme_reset_work runs)
+# with the function tracer from now on; nvme_resets_stop: stop, show them,
+# their number in $resets
+NVME_TR=/sys/kernel/debug/tracing
+nvme_resets_start() {
+	CLEANUP_CMD='echo 0 > $NVME_TR/tracing_on; echo nop > $NVME_TR/current_tracer; echo > $NVME_TR/set_ftrace_filter'
+	echo nvme_reset_work > "$NVME_TR/set_ftrace_filter" || fail "cannot trace nvme_reset_work"
+	echo function > "$NVME_TR/current_tracer"
+	echo > "$NVME_TR/trace"
+	echo 1 > "$NVME_TR/tracing_on"
+}
+nvme_resets_stop() {
+	echo 0 > "$NVME_TR/tracing_on"
+	grep 'nvme_reset_work' "$NVME_TR/trace" | sed 's/^/  | /'
+	resets=$(grep -c ' nvme_reset_work <-' "$NVME_TR/trace")
+}

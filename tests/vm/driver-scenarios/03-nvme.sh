@@ -33,13 +33,7 @@ ok "the namespace of $DEV is /dev/$disk; reads of sectors 0-$((half - 1)), write
 
 pd_begin "$PE" "$DEV"
 klines=$(dmesg | wc -l)
-# the controller resets: nvme_reset_work, by the function tracer
-TR=/sys/kernel/debug/tracing
-CLEANUP_CMD='echo 0 > $TR/tracing_on; echo nop > $TR/current_tracer; echo > $TR/set_ftrace_filter'
-echo nvme_reset_work > "$TR/set_ftrace_filter" || fail "cannot trace nvme_reset_work"
-echo function > "$TR/current_tracer"
-echo > "$TR/trace"
-echo 1 > "$TR/tracing_on"
+nvme_resets_start
 
 blk_start nvme "$disk" --read 0 "$half" --write "$half" "$half" --interval 20
 sleep 3
@@ -49,9 +43,7 @@ while [ $(( ($(now_ns) - INJ_T1) / 1000000 )) -lt 5000 ]; do
 done
 blk_stop nvme 60
 blk_stats nvme "$INJ_T0" "$INJ_T1"
-echo 0 > "$TR/tracing_on"
-grep 'nvme_reset_work' "$TR/trace" | sed 's/^/  | /'
-resets=$(grep -c ' nvme_reset_work <-' "$TR/trace")
+nvme_resets_stop
 kl=$(dmesg | tail -n +"$((klines + 1))")
 printf '%s\n' "$kl" | grep -E 'nvme' | head -n 30 | sed 's/^/  | /'
 

@@ -28,12 +28,7 @@ half=$((DISK_NVME_SECTORS / 2))
 
 pd_begin "$PE" "$DEV"
 klines=$(dmesg | wc -l)
-TR=/sys/kernel/debug/tracing
-CLEANUP_CMD='echo 0 > $TR/tracing_on; echo nop > $TR/current_tracer; echo > $TR/set_ftrace_filter'
-echo nvme_reset_work > "$TR/set_ftrace_filter" || fail "cannot trace nvme_reset_work"
-echo function > "$TR/current_tracer"
-echo > "$TR/trace"
-echo 1 > "$TR/tracing_on"
+nvme_resets_start
 
 recovery_of "$PE" "$DEV"
 expect "RecoveryStarted mode" "$rec_mode" callbacks
@@ -46,9 +41,7 @@ blk_start nvme "$disk" --read 0 "$half" --write "$half" "$half" --interval 20
 sleep 5
 blk_stop nvme 60
 [ "$bk_hung" = 0 ] || fail "the I/O after the recovery is stuck (blkpat did not stop within 60 s)"
-echo 0 > "$TR/tracing_on"
-grep 'nvme_reset_work' "$TR/trace" | sed 's/^/  | /'
-resets=$(grep -c ' nvme_reset_work <-' "$TR/trace")
+nvme_resets_stop
 kl=$(dmesg | tail -n +"$((klines + 1))")
 printf '%s\n' "$kl" | grep -E 'nvme' | head -n 20 | sed 's/^/  | /'
 sum=$(grep '^summary ' "$TMP/blk.nvme")
