@@ -241,6 +241,26 @@ static void print_op_done(const struct pcierr_op_done *d)
 	putchar('\n');
 }
 
+/* A RECOVER's end (PCIERR_CMD_RECOVER, or an armed PE's own): its steps
+ * as STEP or OP names, "-" if none ran */
+static void print_recover_done(const struct pcierr_recover_done *d)
+{
+	printf("recover_done op_id=%" PRIu64 " pe=%s stop=%s errno=%d duration_ns=%" PRIu64
+	       " pe_state=%s pe_id=%" PRIu64 " steps=",
+	       d->op_id, d->pe, str_or_dash(pcierr_recover_stop_to_string(d->stop)), d->error,
+	       d->duration_ns, str_or_dash(pcierr_pe_state_to_string(d->pe_state)), d->pe_id);
+	if (d->n_steps == 0)
+		fputs("-", stdout);
+	for (size_t i = 0; i < d->n_steps; i++) {
+		const struct pcierr_recover_step *s = &d->steps[i];
+
+		printf("%s%s", i ? "," : "",
+		       str_or_dash(s->op == PCIERR_CMD_REPORT ? pcierr_step_to_string(s->step) :
+				   pcierr_op_to_string(s->op)));
+	}
+	putchar('\n');
+}
+
 static void print_notification(const struct pcierr_notification *n)
 {
 	switch (n->type) {
@@ -272,6 +292,9 @@ static void print_notification(const struct pcierr_notification *n)
 		break;
 	case PCIERR_NOTIFY_FAMILY_ADDED:
 		printf("family_added family_id=%d\n", n->family.family_id);
+		break;
+	case PCIERR_NOTIFY_RECOVER_DONE:
+		print_recover_done(&n->recover_done);
 		break;
 	default:
 		printf("unknown type=%d\n", (int)n->type);
@@ -439,6 +462,8 @@ struct listen_state {
 	uint64_t left;		/* notifications still to print; 0: no limit */
 	bool limited;
 	bool gone;		/* FAMILY_REMOVED seen */
+	const char *arm;	/* --arm PE: keep it armed, or NULL */
+	bool rearm;		/* its RECOVER ended: arm it again */
 };
 
 static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notification *n,
@@ -455,8 +480,26 @@ static int on_notification(struct pcierr_ctx *ctx, const struct pcierr_notificat
 	}
 	if (n->type == PCIERR_NOTIFY_FAMILY_ADDED)
 		return 0;
+	if (st->arm && n->type == PCIERR_NOTIFY_RECOVER_DONE &&
+	    strcmp(n->recover_done.pe, st->arm) == 0)
+		st->rearm = true;
 	if (st->limited && --st->left == 0)
 		return -ECANCELED;	/* stop: the rest stays queued */
+	return 0;
+}
+
+#define LISTEN_USAGE "usage: listen [--count N] [--timeout SEC] [--ready-file PATH] [--arm PE]"
+
+/* --arm: ARM the PE from this context (the arm lasts while it does) */
+static int listen_arm(struct pcierr_ctx *ctx, const char *pe)
+{
+	uint64_t pe_id = pe_id_for(ctx, pe, false, 0);
+	int r = pcierr_arm(ctx, pe, pe_id, 1, PCIERR_RESET_HOT);
+
+	if (r < 0)
+		return fail(r, ctx);
+	printf("armed pe=%s pe_id=%" PRIu64 "\n", pe, pe_id);
+	fflush(stdout);
 	return 0;
 }
 
@@ -466,9 +509,11 @@ static int cmd_listen(int argc, char **argv)
 		{ "count",      required_argument, NULL, 'c' },
 		{ "timeout",    required_argument, NULL, 't' },
 		{ "ready-file", required_argument, NULL, 'r' },
+		{ "arm",        required_argument, NULL, 'a' },
 		{}
 	};
 	struct listen_state st = {};
+	char arm_pe[PCIERR_ADDR_STRLEN];
 	const char *ready = NULL;
 	struct pcierr_ctx *ctx = NULL;
 	int timeout_ms = -1, c, r;
@@ -488,12 +533,17 @@ static int cmd_listen(int argc, char **argv)
 		case 'r':
 			ready = optarg;
 			break;
+		case 'a':
+			if (pcierr_addr_normalize(optarg, arm_pe) < 0)
+				return usage_bad("address", optarg);
+			st.arm = arm_pe;
+			break;
 		default:
-			return usage_msg("usage: listen [--count N] [--timeout SEC] [--ready-file PATH]");
+			return usage_msg(LISTEN_USAGE);
 		}
 	}
 	if (optind != argc)
-		return usage_msg("usage: listen [--count N] [--timeout SEC] [--ready-file PATH]");
+		return usage_msg(LISTEN_USAGE);
 
 	if (open_ctx(&ctx))
 		return EXIT_FAILURE;
@@ -504,6 +554,10 @@ static int cmd_listen(int argc, char **argv)
 		return r;
 	}
 	/* subscribed from here on */
+	if (st.arm && listen_arm(ctx, st.arm)) {
+		pcierr_ctx_free(ctx);
+		return EXIT_FAILURE;
+	}
 	if (ready) {
 		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
@@ -547,6 +601,13 @@ static int cmd_listen(int argc, char **argv)
 			r = fail(r, ctx);
 			pcierr_ctx_free(ctx);
 			return r;
+		}
+		if (st.rearm) {
+			st.rearm = false;
+			if (listen_arm(ctx, st.arm)) {
+				pcierr_ctx_free(ctx);
+				return EXIT_FAILURE;
+			}
 		}
 	}
 	fprintf(stderr, "%s: %s: timed out\n", PROG, cmd_name);
@@ -1187,8 +1248,10 @@ static const struct {
 	{ "pe",        cmd_pe,        "ADDR: the PE of that address (a PE's or a device's)" },
 	{ "stats",     cmd_stats,     "the module's counters, name=value" },
 	{ "inject",    cmd_inject,    "DEV [--state frozen|perm_failure] [--unavail MS]: a software detection" },
-	{ "listen",    cmd_listen,    "[--count N] [--timeout SEC] [--ready-file PATH]: print notifications;\n"
-	  "             ends (status 4) after 'family_removed family_id=ID' when the module goes away" },
+	{ "listen",    cmd_listen,    "[--count N] [--timeout SEC] [--ready-file PATH] [--arm PE]: print\n"
+	  "             notifications; ends (status 4) after 'family_removed family_id=ID' when the\n"
+	  "             module goes away. --arm: the listening context arms PE ('armed pe=PE\n"
+	  "             pe_id=ID') and arms it again after each of its recover_done lines" },
 	{ "report",    cmd_report,    "PE STEP [--state S] [--no-wait] [--timeout SEC]: call a recovery callback" },
 	{ "enable-io", cmd_enable_io, "PE [--no-wait] [--timeout SEC]: MMIO on, DMA off" },
 	{ "reset",     cmd_reset,     "PE [--fundamental] [--no-wait] [--timeout SEC]: reset, restore config" },
