@@ -66,23 +66,27 @@ pci_channel_state_t pcierr_pci_state(u32 state)
 	}
 }
 
-static void pcierr_freeze_dev(struct pcierr_dev *dev)
+/* Cut @dev off; false if it already was (or is gone). */
+static bool pcierr_freeze_dev(struct pcierr_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
 	struct pci_bus *bus = pdev->bus;
 	unsigned int devfn = pdev->devfn;
+	bool cut = false;
 	u16 cmd, flags;
 
 	if (READ_ONCE(dev->removed))
-		return;
+		return false;
 
 	mutex_lock(&dev->state_lock);
 	if (!dev->rpm_held) {
 		/* err.c's pm_runtime_get_sync(): awake for the recovery */
 		pm_runtime_get_sync(&pdev->dev);
 		dev->rpm_held = true;
+		cut = true;
 	}
 	if (!dev->hw_frozen) {
+		cut = true;
 		pci_bus_read_config_word(bus, devfn, PCI_COMMAND, &cmd);
 		if (cmd != 0xffff) {
 			dev->frozen_cmd = cmd;
@@ -110,16 +114,32 @@ static void pcierr_freeze_dev(struct pcierr_dev *dev)
 	}
 	mutex_unlock(&dev->state_lock);
 	pcierr_set_io_state(pdev, pci_channel_io_frozen);
+	return cut;
 }
 
-/* Apply the freezes detections asked for since the last call. */
+/*
+ * Apply the freezes detections asked for since the last call. Logged only
+ * when it cut a device off: a storm of detections on a PE already frozen
+ * (INJECT after INJECT) does not flood the kernel log.
+ */
 void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
 {
 	struct pcierr_dev **devs;
 	unsigned long flags;
 	unsigned long req;
+	int i, n, cut = 0;
 	bool todo;
-	int i, n;
+
+	/*
+	 * Every freeze asked for is applied already: return without waiting
+	 * for freeze_lock (the event work after an INJECT that applied its
+	 * own). freeze_done only moves up to a freeze_req that was applied.
+	 */
+	raw_spin_lock_irqsave(&pe->lock, flags);
+	todo = pe->freeze_req != pe->freeze_done;
+	raw_spin_unlock_irqrestore(&pe->lock, flags);
+	if (!todo)
+		return;
 
 	mutex_lock(&pe->freeze_lock);
 	raw_spin_lock_irqsave(&pe->lock, flags);
@@ -134,10 +154,11 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
 		pr_err("PE %s: cannot freeze: out of memory\n", pe->name);
 		goto out;
 	}
-	pcierr_pe_info(pe, "PE frozen (%d devices)\n", n);
 	for (i = 0; i < n; i++)
-		pcierr_freeze_dev(devs[i]);
+		cut += pcierr_freeze_dev(devs[i]);
 	pcierr_snapshot_put(devs, n);
+	if (cut)
+		pcierr_pe_info(pe, "PE frozen (%d devices)\n", n);
 
 	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->freeze_done = req;

@@ -622,7 +622,11 @@ static int pcierr_nl_inject(struct sk_buff *skb, struct genl_info *info)
 		ret = -EBUSY;
 		goto out;
 	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	/*
+	 * Sized to the reply: with init_on_alloc a NLMSG_GOODSIZE buffer is
+	 * a page cleared per INJECT, and netlink_trim() copies it again.
+	 */
+	msg = genlmsg_new(nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
 	if (!msg) {
 		ret = -ENOMEM;
 		goto out;
@@ -993,6 +997,21 @@ static struct genl_family pcierr_family = {
 };
 
 /*
+ * An EVENT's size: its attributes (two addresses, four u64 and four u32),
+ * or a whole NLMSG_GOODSIZE where the platform adds its error detail.
+ * Not NLMSG_GOODSIZE everywhere: one is allocated (and, with
+ * init_on_alloc, cleared) per event, a storm's worth of them.
+ */
+static size_t pcierr_nl_event_size(void)
+{
+	if (IS_ENABLED(CONFIG_PPC_PSERIES))
+		return NLMSG_GOODSIZE;
+	return 2 * nla_total_size(PCIERR_ADDR_MAX) +
+	       4 * nla_total_size_64bit(sizeof(u64)) +
+	       4 * nla_total_size(sizeof(u32));
+}
+
+/*
  * The EVENT. On an armed PE it names the RECOVER the detection started
  * (auto.c), whose OP_DONE waits for this delivery (event.c).
  */
@@ -1001,7 +1020,7 @@ void pcierr_nl_event(const struct pcierr_event_info *ev)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(pcierr_nl_event_size(), GFP_KERNEL);
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &pcierr_family, 0, PCIERR_CMD_EVENT);

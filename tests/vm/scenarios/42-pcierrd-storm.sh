@@ -6,7 +6,8 @@
 #   atomic: 100000 failure reports from atomic context by the test driver
 #   (pcierr_report_failure(), "storm"), 50000 on each of TESTDEV_A and
 #   TESTDEV_B at once; inject: 100000 INJECTs through netlink
-#   (tests/fuzz/inject-storm.c), 50000 on each at once. pcierrd runs
+#   (tests/fuzz/inject-storm.c, 128 to a datagram), 50000 on each at
+#   once. pcierrd runs
 #   throughout ([Policy] MaxFreezes=1000000, so that the storms do not
 #   disable the devices). `pcierrctl status` is timed throughout each storm
 #   (the pcierrctl process, each within 1 s of guest time), pcierrd's own
@@ -15,8 +16,9 @@
 #   EventsReceived + EventsLost grew by what the shim sent or dropped), both
 #   slots recovered and are normal. At the end pcierrd's RSS grew by less
 #   than 2 MiB (after a warm-up recovery), the kernel's unreclaimable slab
-#   by less than 4 MiB. Figures: "figure storm_..." lines, among them where
-#   the guest's CPU went during each storm (storm_cpu_ms).
+#   by less than 4 MiB, and each storm was raised in under 10 s of guest
+#   time. Figures: "figure storm_..." lines, among them where the guest's
+#   CPU went during each storm (storm_cpu_ms).
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 A=$TESTDEV_A
@@ -163,8 +165,8 @@ if [ "$kind" = atomic ]; then
 	tline=1
 else
 	echo "+ inject-storm $A $N & inject-storm $B $N"
-	# INJECT after INJECT on one netlink socket each; their CPU is line 2
-	# of the subshell's times (its children)
+	# 128 INJECTs a datagram on one netlink socket each; their CPU is
+	# line 2 of the subshell's times (its children)
 	("$BUILD/inject-storm" "$A" "$N" > "$TMP/$kind.a.out" 2>&1 &&
 		times > "$TMP/$kind.a.times") &
 	SA=$!
@@ -185,6 +187,10 @@ else
 	cat "$TMP/$kind.a.out" "$TMP/$kind.b.out" | sed 's/^/  | /'
 	echo "figure storm_inject $(cat "$TMP/$kind.a.out") $(cat "$TMP/$kind.b.out")"
 fi
+# issue 11: 100 000 events in under 10 s; checked at the end, so that
+# both phases give their figures
+[ "$storm_ms" -lt 10000 ] ||
+	late="$late $kind: $((2 * N)) events took $storm_ms ms;"
 
 # the shim has sent or dropped them all
 shim_settled() { [ $(( $(shim_total) - shim0 )) -ge $((2 * N)) ]; }
@@ -235,6 +241,7 @@ expect "events accounted for by pcierrd (received + lost)" "$acc" "$sent"
 }
 
 slow=
+late=
 storm_phase atomic
 storm_phase inject
 
@@ -248,4 +255,5 @@ echo "figure storm_memory rss_before_kb=$rss0 rss_after_kb=$rss1 slab_before_kb=
 ok "pcierrd RSS $rss0 -> $rss1 kB"
 [ $((sunr1 - sunr0)) -lt 4096 ] || fail "unreclaimable slab grew from $sunr0 to $sunr1 kB (4 MiB or more)"
 ok "slab $slab0 -> $slab1 kB (unreclaimable $sunr0 -> $sunr1 kB)"
-[ -z "$slow" ] || fail "more than 1 s during the storm:$slow"
+[ -z "$slow$late" ] ||
+	fail "${slow:+more than 1 s during the storm:$slow}${late:+ a storm took 10 s or more:$late}"
