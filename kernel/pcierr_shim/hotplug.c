@@ -300,7 +300,7 @@ void pcierr_op_disable(struct pcierr_op *op)
 			r = pcierr_report_one(devs[i],
 					      PCIERR_STEP_PERM_FAILURE, 0);
 			if (!op->err)
-				pcierr_op_add_result(op, devs[i]->name, r);
+				pcierr_op_add_result(op, devs[i], r);
 		}
 		pcierr_snapshot_put(devs, n);
 	} else {

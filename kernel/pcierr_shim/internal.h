@@ -179,6 +179,7 @@ struct pcierr_dev {
 struct pcierr_dev_result {
 	char name[PCIERR_ADDR_MAX];
 	struct pcierr_answer answer;
+	bool bridge;			/* a port: its silence is no veto */
 };
 
 struct pcierr_op {
@@ -328,7 +329,7 @@ int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_start(struct pcierr_op *op);
 void pcierr_op_start_local(struct pcierr_op *op);
 int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);
-void pcierr_op_add_result(struct pcierr_op *op, const char *name,
+void pcierr_op_add_result(struct pcierr_op *op, const struct pcierr_dev *dev,
 			  struct pcierr_answer answer);
 
 /* netlink.c */

@@ -21,11 +21,12 @@ int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n)
 }
 
 /* Capacity was allocated by pcierr_op_alloc_results(). */
-void pcierr_op_add_result(struct pcierr_op *op, const char *name,
+void pcierr_op_add_result(struct pcierr_op *op, const struct pcierr_dev *dev,
 			  struct pcierr_answer answer)
 {
-	strscpy(op->res[op->nres].name, name, sizeof(op->res[0].name));
+	strscpy(op->res[op->nres].name, dev->name, sizeof(op->res[0].name));
 	op->res[op->nres].answer = answer;
+	op->res[op->nres].bridge = pci_is_bridge(dev->pdev);
 	op->nres++;
 }
 

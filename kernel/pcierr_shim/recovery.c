@@ -163,10 +163,11 @@ static bool pcierr_any_frozen(struct pcierr_dev **devs, int n)
 }
 
 /*
- * A detection that names a bridge sets the bridge's own channel state;
- * drivers are reported to only on endpoints, so on recovery the bridges of
- * the subtree go back to normal here, as err.c's resume walk (which
- * includes the bridges) does. perm_failure stays.
+ * A detection that names a bridge sets the bridge's own channel state.
+ * REPORT walks the subtree below the PE's head, as err.c's
+ * pci_walk_bridge() does, so the head itself is not reported to: on
+ * recovery it (and any bridge a REPORT could not reach) goes back to
+ * normal here, as after err.c's resume walk. perm_failure stays.
  */
 static void pcierr_thaw_bridge(struct pci_dev *pdev)
 {
@@ -207,7 +208,13 @@ void pcierr_op_report(struct pcierr_op *op)
 	struct pcierr_answer r;
 	int i, n;
 
-	n = pcierr_pe_snapshot(pe, true, &devs);
+	/*
+	 * Bridges below the head too, each before what sits below it, as
+	 * err.c's walk: a switch's ports get their port driver's callbacks,
+	 * and pcieport's slot_reset lets pciehp ignore the link change the
+	 * reset caused on a hotplug port below (pciehp_slot_reset()).
+	 */
+	n = pcierr_pe_snapshot(pe, false, &devs);
 	if (n < 0) {
 		op->err = n;
 		return;
@@ -230,7 +237,7 @@ void pcierr_op_report(struct pcierr_op *op)
 
 	for (i = 0; i < n; i++) {
 		r = pcierr_report_one(devs[i], op->step, op->state);
-		pcierr_op_add_result(op, devs[i]->name, r);
+		pcierr_op_add_result(op, devs[i], r);
 		merged = pcierr_merge(merged, r.ers);
 	}
 	op->merged = pcierr_driver_answer(merged);
@@ -416,6 +423,9 @@ static bool pcierr_recover_stops(struct pcierr_op *op,
 	for (i = 0; i < n; i++) {
 		if (res[i].answer.reason == PCIERR_REASON_GONE)
 			gone++;
+		/* err.c: a bridge without a port driver votes NONE */
+		if (res[i].bridge)
+			continue;
 		if (pcierr_no_callback(res[i].answer) ||
 		    res[i].answer.reason == PCIERR_REASON_NO_DRIVER)
 			nohandler = true;

@@ -15,6 +15,12 @@
 #   reads the image again, and its controller was reset once, by its
 #   slot_reset (function tracer: nvme_reset_work once, no
 #   nvme_reset_prepare/nvme_reset_done: no function-reset wrapper).
+#   The switch's three ports are reported to as err.c's walk does
+#   (pcieport: error_detected need_reset, slot_reset recovered, each port
+#   before what sits below it), and pcieport's slot_reset runs once per
+#   port, calling pciehp's slot_reset for every downstream port that
+#   pciehp drives (function tracer), so pciehp logs no link change and
+#   removes nothing after the reset.
 #   A freeze of one downstream port's PE (a failure of the testdev's port,
 #   report_upstream 1) leaves the other alone: the testdev keeps decoding and its driver hears
 #   nothing while the nvme's PE is recovered.
@@ -66,12 +72,12 @@ expect "PE of $NV" "$(kv pe "$(dev_line "$NV")")" "$SW_DOWN2"
 
 tracing=0
 if [ -w "$TR/set_ftrace_filter" ] &&
-   echo 'nvme_reset_work nvme_reset_prepare nvme_reset_done nvme_slot_reset' > "$TR/set_ftrace_filter" 2>/dev/null; then
+   echo 'nvme_reset_work nvme_reset_prepare nvme_reset_done nvme_slot_reset pcie_portdrv_slot_reset pciehp_slot_reset' > "$TR/set_ftrace_filter" 2>/dev/null; then
 	echo function > "$TR/current_tracer"
 	echo > "$TR/trace"
 	echo 1 > "$TR/tracing_on"
 	tracing=1
-	ok "tracing nvme_reset_work, nvme_reset_prepare, nvme_reset_done, nvme_slot_reset"
+	ok "tracing nvme_reset_work, nvme_reset_prepare, nvme_reset_done, nvme_slot_reset, pcie_portdrv_slot_reset, pciehp_slot_reset"
 else
 	fail "the function tracer cannot trace the nvme driver"
 fi
@@ -94,9 +100,27 @@ for d in "$TD" "$NV"; do
 	expect "$d's channel state" "$(dev_state "$d")" frozen
 done
 ok "both devices below the switch are frozen"
+for d in "$SW_UP" "$SW_DOWN1" "$SW_DOWN2"; do
+	bound_to "$d" pcieport || fail "$d is not bound to pcieport (driver $(driver_of "$d"))"
+done
+# the switch's downstream ports that pciehp drives (a pcie_port service
+# device named after the port, pcieNN4: hot-plug)
+hp_ports=0
+for d in "$SW_DOWN1" "$SW_DOWN2"; do
+	for s in /sys/bus/pci_express/devices/"$d":pcie*4; do
+		[ "$(basename "$(readlink -f "$s/driver" 2>/dev/null)")" = pciehp ] &&
+			hp_ports=$((hp_ports + 1))
+	done
+done
+info "downstream ports driven by pciehp: $hp_ports"
+dmesg_lines=$(dmesg | wc -l)
 report_expect "$RP" error_detected need_reset --state frozen
-expect "$TD's answer" "$(dev_result "$TD")" need_reset
-expect "$NV's answer" "$(dev_result "$NV")" need_reset
+# err.c's walk: every port below the root port, each before its subtree
+expect "results of the root port's error_detected" "$(kv results "$op")" \
+	"$SW_UP:need_reset,$SW_DOWN1:need_reset,$TD:need_reset,$SW_DOWN2:need_reset,$NV:need_reset"
+for d in "$SW_UP" "$SW_DOWN1" "$SW_DOWN2"; do
+	expect "$d's channel state at error_detected" "$(dev_state "$d")" frozen
+done
 echo > "$TR/trace"
 op reset "$RP"
 for d in "$TD" "$NV"; do
@@ -110,10 +134,22 @@ expect "$SW_DOWN2's bus numbers after the reset" "$(busnrs "$SW_DOWN2")" "$d2_bu
 expect "$TD's BARs after the reset" "$(bars "$TD")" "$td_bars"
 expect "$NV's BARs after the reset" "$(bars "$NV")" "$nv_bars"
 report_expect "$RP" slot_reset recovered
-expect "$TD's slot_reset answer" "$(dev_result "$TD")" recovered
-expect "$NV's slot_reset answer" "$(dev_result "$NV")" recovered
+expect "results of the root port's slot_reset" "$(kv results "$op")" \
+	"$SW_UP:recovered,$SW_DOWN1:recovered,$TD:recovered,$SW_DOWN2:recovered,$NV:recovered"
+expect "pcie_portdrv_slot_reset calls (the switch's ports)" "$(ncalls pcie_portdrv_slot_reset)" 3
+expect "pciehp_slot_reset calls (its hotplug ports)" "$(ncalls pciehp_slot_reset)" "$hp_ports"
 op report "$RP" resume
+# pcieport has no resume callback: no vote
+expect "results of the root port's resume" "$(kv results "$op")" \
+	"$SW_UP:none,$SW_DOWN1:none,$TD:recovered,$SW_DOWN2:none,$NV:recovered"
 expect "root port PE state after resume" "$(pe_state "$RP")" normal
+for d in "$SW_UP" "$SW_DOWN1" "$SW_DOWN2"; do
+	expect "$d's channel state after resume" "$(dev_state "$d")" normal
+	bound_to "$d" pcieport || fail "$d lost pcieport after the recovery"
+done
+hp_log=$(dmesg | tail -n +"$((dmesg_lines + 1))" | grep -E 'pciehp.*(Link Down|Link Up|Card not present|Card present|Slot\(.*\):)' || true)
+[ -z "$hp_log" ] || { echo "$hp_log" | sed 's/^/  | /'; fail "pciehp took the reset for a link change"; }
+ok "pciehp logged no link change during the recovery"
 expect_calls "$TD" "error_detected(frozen)=need_reset slot_reset=recovered resume"
 wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after the recovery"
 ok "the nvme reads the same 4 MiB after the recovery"

@@ -115,8 +115,12 @@
  *                             PCIERR_A_STATE, default FROZEN;
  *                             MMIO_ENABLED, SLOT_RESET, RESUME,
  *                             PERM_FAILURE). Calls that callback of the
- *                             driver of every device of the PE, in bus
- *                             order, under the device lock. A device whose
+ *                             driver of every device of the PE's subtree,
+ *                             bridges below the PE's own bridge included
+ *                             (err.c's walk: a switch's ports get their
+ *                             port driver's callbacks), in bus order, each
+ *                             bridge before what sits below it, under the
+ *                             device lock. A device whose
  *                             driver lacks the callback answers
  *                             PCIERR_RESULT_NONE, one with no driver
  *                             PCIERR_RESULT_NO_DRIVER, one removed
@@ -420,8 +424,9 @@ enum pcierr_rstep_attr {
  * was reported (the recovery is complete); every other value is a point
  * where drivers/pci/pcie/err.c would give up or the policy has something
  * to decide, and the daemon goes on from the last step listed.
- * NO_HANDLER is err.c's NO_AER_DRIVER: a device without a driver or
- * without error_detected. NOT_RECOVERED: mmio_enabled answered neither
+ * NO_HANDLER is err.c's NO_AER_DRIVER: a device other than a bridge
+ * without a driver or without error_detected (a bridge's silence has no
+ * vote, as in err.c). NOT_RECOVERED: mmio_enabled answered neither
  * RECOVERED nor NEED_RESET, or slot_reset did not answer RECOVERED.
  * FAILED: a step failed (its ERRNO: a failed reset, ENODATA for a device
  * without a healthy snapshot, ...).
