@@ -204,6 +204,23 @@ stream_stop() {
 	wait "$_p" 2>/dev/null
 }
 
+# stream_dump: for a failed scenario, every stream's unanswered packets
+# (seq, send time) and last lines, the peer's neighbours and the links
+stream_dump() {
+	for _f in "$TMP"/stream.* "$TMP"/reach.*; do
+		case "$_f" in *.pid|*"*") continue ;; esac
+		echo "${_f##*/}: $(grep -c '^[sx] ' "$_f") sent, $(grep -c '^r ' "$_f") echoed; unanswered:"
+		awk '$1 == "s" || $1 == "x" { s[$2] = $0 } $1 == "r" { delete s[$2] }
+			END { for (k in s) print "  " s[k] }' "$_f" | sort -k2n | head -n 20
+		tail -n 3 "$_f" | sed 's/^/  last: /'
+	done
+	echo "now: $(now_ns)"
+	ip -n ns_peer0 neigh 2>&1
+	for _ns in $(ip netns list | cut -d' ' -f1); do
+		ip -n "$_ns" -br link 2>&1 | sed "s/^/$_ns: /"
+	done
+}
+
 # stream_stats NAME T0 T1: the stream of NAME split at T0 (the error) and
 # T1 (the recovery's end), guest ns. Sets st_before st_during st_after
 # ("answered/sent" of the packets sent in each phase), st_lost (unanswered

@@ -36,7 +36,16 @@ CLEANUP_PES=
 _seq=0
 
 ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; exit 1; }
+# FAIL_CMD: a scenario's own diagnostics, printed when it fails
+fail() {
+	echo "FAIL: $*"
+	if [ -n "${FAIL_CMD:-}" ]; then
+		_fc=$FAIL_CMD
+		FAIL_CMD=
+		eval "$_fc" 2>&1 | sed 's/^/  diag| /'
+	fi
+	exit 1
+}
 info() { echo "-- $*"; }
 
 now_ns() { date +%s%N; }
