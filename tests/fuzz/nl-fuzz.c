@@ -25,8 +25,18 @@
  * type (< 0x10) or a generic netlink id no family holds; never another
  * family's (fuzzing nl80211 or devlink as root would change the machine).
  *
- * No device may change state except through a valid message, and this
- * fuzzer sends none that could name one: before each datagram is sent
+ *   - stale target (one datagram in twenty, privileged or not): a
+ *     mutating command, well formed, naming a device present in
+ *     /sys/bus/pci/devices (as its PE or as its device) with a PE id that
+ *     cannot be current (bit 63 set: ids count up from the boot time in
+ *     ns), sent alone, neither scrubbed nor mutated. It reaches the
+ *     handlers past the address lookup, and each must refuse it (ESTALE,
+ *     or ENODEV for a device that heads no PE); "stale_estale" counts the
+ *     ESTALEs, and one accepted is a valid mutation.
+ *
+ * No device may change state except through a valid message, and apart
+ * from the stale targets (whose id no PE can have) this fuzzer sends none
+ * that could name one: before each datagram is sent
  * every message of the family but GET_PE and GET_STATS (as the kernel
  * walks them) is scrubbed of anything that looks like the address of a device
  * present in /sys/bus/pci/devices ("BB:DD.F", any case). A mutating
@@ -590,6 +600,54 @@ static void build_near_valid(struct msg *m)
 	((struct nlmsghdr *)m->b)->nlmsg_len = (uint32_t)m->len;
 }
 
+/* bit 63 set: never a PE's id (they count up from the boot time in ns) */
+#define STALE_PE_ID_BIT	(1ULL << 63)
+
+/*
+ * A stale target: a mutating command, with the attributes it needs, that
+ * names a present device (as a PE and, for INJECT and REMOVE, as the
+ * device) with an id no PE can have. Sent as built.
+ */
+static void build_stale_target(struct msg *m)
+{
+	static const uint8_t cmds[] = {
+		PCIERR_CMD_INJECT, PCIERR_CMD_REPORT, PCIERR_CMD_ENABLE_IO, PCIERR_CMD_RESET,
+		PCIERR_CMD_REMOVE, PCIERR_CMD_RESCAN, PCIERR_CMD_DISABLE, PCIERR_CMD_ENABLE,
+		PCIERR_CMD_WATCH, PCIERR_CMD_RECOVER, PCIERR_CMD_ARM,
+	};
+	struct nlmsghdr h = {
+		.nlmsg_type = (uint16_t)family_id,
+		.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nlmsg_seq = next_seq++,
+	};
+	struct genlmsghdr g = { .cmd = cmds[rnd(sizeof(cmds))], .version = PCIERR_GENL_VERSION };
+	char addr[PCIERR_ADDR_MAX];
+
+	snprintf(addr, sizeof(addr), "0000:%.7s", devs[rnd((uint32_t)n_devs)]);
+	m->len = 0;
+	put(m, &h, sizeof(h));
+	put(m, &g, sizeof(g));
+	if (g.cmd == PCIERR_CMD_INJECT || (g.cmd == PCIERR_CMD_REMOVE && chance(50)))
+		put_str_attr(m, PCIERR_A_DEVICE, addr);
+	if (g.cmd != PCIERR_CMD_INJECT)
+		put_str_attr(m, PCIERR_A_PE, addr);
+	put_u64_attr(m, PCIERR_A_PE_ID, STALE_PE_ID_BIT | rnd64());
+	switch (g.cmd) {
+	case PCIERR_CMD_REPORT:
+		put_u32_attr(m, PCIERR_A_STEP, PCIERR_STEP_ERROR_DETECTED + rnd(PCIERR_STEP_MAX));
+		break;
+	case PCIERR_CMD_ARM:
+		put_u32_attr(m, PCIERR_A_AUTO_BUDGET, rnd(3));
+		break;
+	case PCIERR_CMD_WATCH:
+		put_u32_attr(m, PCIERR_A_WATCH_INTERVAL_MS, chance(50) ? 0 : 1000);
+		break;
+	default:
+		break;
+	}
+	((struct nlmsghdr *)m->b)->nlmsg_len = (uint32_t)m->len;
+}
+
 static void build_mutated(struct msg *m)
 {
 	unsigned int k = 1 + rnd(8);
@@ -674,6 +732,7 @@ struct sent {
 	uint8_t cmd;
 	bool ours;		/* processed, of the family, a request */
 	bool expect_eperm;	/* ... and its headers pass: EPERM unprivileged */
+	bool stale_target;	/* names a present device, with a stale id */
 	bool answered;
 	int error;		/* the ack's, when answered */
 };
@@ -683,7 +742,7 @@ struct sent {
 static uint32_t unique_seq = 0x40000000;
 
 static size_t classify(uint8_t *buf, size_t len, struct sent *out, size_t max,
-		       unsigned int *scrubbed)
+		       bool stale_target, unsigned int *scrubbed)
 {
 	size_t n = 0, off = 0;
 
@@ -708,6 +767,7 @@ static size_t classify(uint8_t *buf, size_t len, struct sent *out, size_t max,
 				fl &= (uint16_t)~NLM_F_DUMP;
 			out[n].ours = true;
 			out[n].cmd = g->cmd;
+			out[n].stale_target = stale_target;
 			out[n].expect_eperm = is_mutating(g->cmd) &&
 				(g->cmd < PCIERR_CMD_GET_PE ||
 				 (g->reserved == 0 &&
@@ -716,7 +776,8 @@ static size_t classify(uint8_t *buf, size_t len, struct sent *out, size_t max,
 			 * parses as attributes: the kernel's parser and ours
 			 * may disagree on a broken one. GET_PE and GET_STATS
 			 * change nothing: they may name anything. */
-			if (g->cmd != PCIERR_CMD_GET_PE && g->cmd != PCIERR_CMD_GET_STATS)
+			if (g->cmd != PCIERR_CMD_GET_PE && g->cmd != PCIERR_CMD_GET_STATS &&
+			    !stale_target)
 				*scrubbed += scrub(buf + off + NLMSG_HDRLEN + GENL_HDRLEN,
 					   h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN);
 		}
@@ -736,6 +797,7 @@ struct tally {
 	uint64_t errors[160];	/* by errno */
 	uint64_t mutating, eperm_expected, eperm_seen, eperm_violations;
 	uint64_t valid_mutations, scrubbed, enobufs;
+	uint64_t stale_targets, stale_estale;
 };
 
 static struct tally T;
@@ -807,9 +869,17 @@ static int run(uint64_t count)
 	while (index < count) {
 		struct sent s[MSGS_PER_DGRAM];
 		size_t len = 0, n_sent, k = chance(10) ? 2 + rnd(MSGS_PER_DGRAM - 1) : 1;
+		bool stale = n_devs > 0 && chance(5);
 		uint64_t first = index;
 		int r;
 
+		if (stale) {
+			build_stale_target(&m);
+			memcpy(dgram, m.b, m.len);
+			len = m.len;
+			index++;
+			k = 0;
+		}
 		for (size_t i = 0; i < k && index < count; i++, index++) {
 			uint32_t how = rnd(100);
 
@@ -835,7 +905,7 @@ static int run(uint64_t count)
 		{
 			unsigned int scrubbed = 0;
 
-			n_sent = classify(dgram, len, s, MSGS_PER_DGRAM, &scrubbed);
+			n_sent = classify(dgram, len, s, MSGS_PER_DGRAM, stale, &scrubbed);
 			T.scrubbed += scrubbed;
 		}
 		if (first <= show_index && show_index < index)
@@ -852,6 +922,11 @@ static int run(uint64_t count)
 			if (!s[i].ours || !is_mutating(s[i].cmd))
 				continue;
 			T.mutating++;
+			if (s[i].stale_target) {
+				T.stale_targets++;
+				if (s[i].answered && s[i].error == ESTALE)
+					T.stale_estale++;
+			}
 			if (s[i].answered && s[i].error == 0) {
 				T.valid_mutations++;
 				status = 1;
@@ -947,11 +1022,13 @@ int main(int argc, char **argv)
 	       " eopnotsupp=%" PRIu64 " enoent=%" PRIu64 " erange=%" PRIu64 " ebusy=%" PRIu64
 	       " emsgsize=%" PRIu64 " send_errors=%" PRIu64 " enobufs=%" PRIu64
 	       " mutating=%" PRIu64 " valid_mutations=%" PRIu64 " eperm_expected=%" PRIu64
-	       " eperm_seen=%" PRIu64 " eperm_violations=%" PRIu64 " scrubbed=%" PRIu64 "\n",
+	       " eperm_seen=%" PRIu64 " eperm_violations=%" PRIu64 " scrubbed=%" PRIu64
+	       " estale=%" PRIu64 " stale_targets=%" PRIu64 " stale_estale=%" PRIu64 "\n",
 	       seed, privileged, T.messages, T.datagrams, secs, secs > 0 ? (double)T.messages / secs : 0,
 	       T.replies, T.data_msgs, T.acks_ok, T.errors[EINVAL], T.errors[ENODEV],
 	       T.errors[EPERM], T.errors[EOPNOTSUPP], T.errors[ENOENT], T.errors[ERANGE],
 	       T.errors[EBUSY], T.errors[EMSGSIZE], T.send_errors, T.enobufs, T.mutating,
-	       T.valid_mutations, T.eperm_expected, T.eperm_seen, T.eperm_violations, T.scrubbed);
+	       T.valid_mutations, T.eperm_expected, T.eperm_seen, T.eperm_violations, T.scrubbed,
+	       T.errors[ESTALE], T.stale_targets, T.stale_estale);
 	return status;
 }

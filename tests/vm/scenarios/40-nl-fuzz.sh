@@ -6,8 +6,9 @@
 #   200000 random and mutated messages as root and 50000 as uid 65534
 #   without capabilities (each seeded: the seed is printed, and
 #   `nl-fuzz --seed S --count N --show I` prints message I again). As root
-#   no mutating command may succeed (the fuzzer never names a present
-#   device); unprivileged, every mutating command that passes the generic
+#   no mutating command may succeed (the fuzzer names a present device
+#   only with a PE id no PE can have: more than 100 of those must get
+#   ESTALE from the handlers' id check); unprivileged, every mutating command that passes the generic
 #   netlink core's header checks gets EPERM. Afterwards: the dump and the
 #   counters are as before, and the family still works (an injection and
 #   a whole recovery of TESTDEV_B). The runner scans the kernel log.
@@ -70,6 +71,11 @@ t1=$(now_ns)
 [ "$(kv valid_mutations "$summary")" = 0 ] || fail "root: a mutating command succeeded"
 [ "$(kv einval "$summary")" -gt 1000 ] || fail "root: hardly any EINVAL: the messages did not reach the family's checks"
 [ "$(kv enodev "$summary")" -gt 100 ] || fail "root: hardly any ENODEV: no well-formed address reached a handler"
+# the stale targets: present devices named with an id no PE can have
+# reach the handlers' id check, and every one is refused
+[ "$(kv stale_estale "$summary")" -gt 100 ] ||
+	fail "root: hardly any ESTALE ($(kv stale_estale "$summary") of $(kv stale_targets "$summary") stale targets): the id check was not reached"
+ok "root: $(kv stale_targets "$summary") commands named present devices with a stale PE id: $(kv stale_estale "$summary") ESTALE, the rest refused earlier, none accepted"
 ok "root: $ROOT_COUNT messages (seed $ROOT_SEED) in $(ms_between "$t0" "$t1") ms: einval=$(kv einval "$summary") enodev=$(kv enodev "$summary") eopnotsupp=$(kv eopnotsupp "$summary") acks_ok=$(kv acks_ok "$summary") data=$(kv data "$summary"), no mutation succeeded"
 echo "figure nlfuzz_root $summary"
 
