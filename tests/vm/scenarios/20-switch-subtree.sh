@@ -21,6 +21,9 @@
 #   port, calling pciehp's slot_reset for every downstream port that
 #   pciehp drives (function tracer), so pciehp logs no link change and
 #   removes nothing after the reset.
+#   Last, the same failure with pcierrd running: it recovers the root
+#   port's PE by callbacks (error_detected need_reset, reset, slot_reset,
+#   resume), the ports' answers merged among those of the devices below.
 #   A freeze of one downstream port's PE (a failure of the testdev's port,
 #   report_upstream 1) leaves the other alone: the testdev keeps decoding and its driver hears
 #   nothing while the nvme's PE is recovered.
@@ -193,3 +196,28 @@ for _d in $RP_SWITCH $SW_UP $SW_DOWN1 $SW_DOWN2 $TD $NV; do
 done
 [ -z "$left" ] || fail "devices not in normal channel state after the recoveries: $left"
 ok "every device of the subtree, bridges included, is in normal channel state"
+
+info "pcierrd recovers the root port's PE, the switch's ports answering too"
+# the same failure of the root port, now with pcierrd: its policy takes the
+# ports' answers among the results of the devices below its PE (which lists
+# the upstream port alone) and the recovery ends recovered, not "gone"
+td_clear "$TD"
+sig_start
+pcierrd_start
+bus_objects "$RP" "$SW_UP"
+echo > "$TR/trace"
+sig_mark
+td_set "$TD" report_upstream 3
+must_signal 30 RecoveryStarted "\"$RP\""
+expect "RecoveryStarted mode" "$(sig_arg "$sig" 2)" callbacks
+finish_of "$RP" 60
+echo "  duration $fin_usec us; steps: $(steps_since "$RP")"
+expect "RecoveryFinished" "$fin_result" recovered
+expect "steps" "$(steps_since "$RP")" "error_detected=need_reset reset=ok slot_reset=recovered resume=recovered"
+expect "pcie_portdrv_slot_reset calls under pcierrd" "$(ncalls pcie_portdrv_slot_reset)" 3
+expect "pciehp_slot_reset calls under pcierrd" "$(ncalls pciehp_slot_reset)" "$hp_ports"
+expect_calls "$TD" "error_detected(frozen)=need_reset slot_reset=recovered resume"
+expect "root port PE state after pcierrd's recovery" "$(pe_state "$RP")" normal
+wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after pcierrd's recovery"
+ok "the nvme reads the same 4 MiB after pcierrd's recovery"
+pcierrd_stop
