@@ -430,6 +430,10 @@ static bool pcierr_recover_stops(struct pcierr_op *op,
 		    res[i].answer.reason == PCIERR_REASON_NO_DRIVER)
 			nohandler = true;
 	}
+	/*
+	 * Bridges count: a switch whose cards are gone is frozen with them,
+	 * and its ports' answers recover it for a card added later.
+	 */
 	if (gone == n)
 		op->stop = PCIERR_RECOVER_STOP_GONE;
 	else if (merged == PCI_ERS_RESULT_DISCONNECT)

@@ -619,6 +619,128 @@ static int cmd_listen(int argc, char **argv)
 /* Operations                                                          */
 /* ------------------------------------------------------------------ */
 
+/* RECOVER: its end comes on the events socket, not to pcierr_op_wait() */
+struct recover_wait {
+	uint64_t op_id;
+	bool ended;
+	int error;		/* the end's errno */
+	bool gone;		/* FAMILY_REMOVED seen */
+};
+
+static int on_recover_notification(struct pcierr_ctx *ctx, const struct pcierr_notification *n,
+				   void *userdata)
+{
+	struct recover_wait *w = userdata;
+
+	if (n->type == PCIERR_NOTIFY_FAMILY_REMOVED) {
+		w->gone = true;
+		return -ECANCELED;
+	}
+	if (n->type != PCIERR_NOTIFY_RECOVER_DONE || n->recover_done.op_id != w->op_id)
+		return 0;
+	print_recover_done(&n->recover_done);
+	fflush(stdout);
+	w->ended = true;
+	w->error = n->recover_done.error;
+	return -ECANCELED;
+}
+
+#define RECOVER_USAGE "usage: recover PE [--state frozen|normal] [--fundamental] [--timeout SEC] [--pe-id ID]"
+
+static int cmd_recover(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state",       required_argument, NULL, 's' },
+		{ "fundamental", no_argument,       NULL, 'f' },
+		{ "timeout",     required_argument, NULL, 't' },
+		{ "pe-id",       required_argument, NULL, 'i' },
+		{}
+	};
+	enum pcierr_channel_state state = PCIERR_STATE_FROZEN;
+	enum pcierr_reset_type rtype = PCIERR_RESET_HOT;
+	int timeout_ms = (int)(DEFAULT_OP_TIMEOUT_S * 1000), c, r;
+	struct recover_wait w = {};
+	struct pcierr_ctx *ctx = NULL;
+	char pe[PCIERR_ADDR_STRLEN];
+	uint64_t pe_id = 0;
+	int64_t deadline;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			r = pcierr_state_from_string(optarg);
+			if (r != PCIERR_STATE_FROZEN && r != PCIERR_STATE_NORMAL)
+				return usage_bad("--state", optarg);
+			state = (enum pcierr_channel_state)r;
+			break;
+		case 'f':
+			rtype = PCIERR_RESET_FUNDAMENTAL;
+			break;
+		case 't':
+			if (parse_seconds(optarg, &timeout_ms) < 0)
+				return usage_bad("--timeout", optarg);
+			break;
+		case 'i':
+			if (parse_pe_id(optarg, &pe_id) < 0)
+				return usage_bad("--pe-id", optarg);
+			break;
+		default:
+			return usage_msg(RECOVER_USAGE);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_msg(RECOVER_USAGE);
+	if (pcierr_addr_normalize(argv[optind], pe) < 0)
+		return usage_bad("address", argv[optind]);
+
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	if (!pcierr_events_joined(ctx)) {
+		/* its end would never be heard: no CAP_NET_ADMIN */
+		r = fail(-EPERM, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	pe_id = pe_id_for(ctx, pe, false, pe_id);
+	r = pcierr_recover(ctx, pe, pe_id, state, rtype, &w.op_id);
+	if (r < 0) {
+		r = fail(r, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
+	printf("op_id=%" PRIu64 "\n", w.op_id);
+	fflush(stdout);
+	deadline = now_ms() + timeout_ms;
+	while (!w.ended && !w.gone) {
+		int64_t d = deadline - now_ms();
+
+		if (d <= 0)
+			break;
+		r = pcierr_event_wait(ctx, d > INT_MAX ? INT_MAX : (int)d);
+		if (r == -EINTR || r == 0)
+			continue;
+		if (r > 0)
+			r = pcierr_event_read(ctx, on_recover_notification, &w);
+		if (r < 0 && r != -ECANCELED) {
+			r = fail(r, ctx);
+			pcierr_ctx_free(ctx);
+			return r;
+		}
+	}
+	pcierr_ctx_free(ctx);
+	if (w.gone) {
+		fprintf(stderr, "%s: %s: kernel module pcierr_shim went away while waiting for "
+			"op_id=%" PRIu64 "\n", PROG, cmd_name, w.op_id);
+		return EXIT_GONE;
+	}
+	if (!w.ended) {
+		fprintf(stderr, "%s: %s: timed out waiting for op_id=%" PRIu64 "\n",
+			PROG, cmd_name, w.op_id);
+		return EXIT_TIMEOUT;
+	}
+	return w.error == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 enum op_kind { OP_REPORT, OP_ENABLE_IO, OP_RESET, OP_REMOVE, OP_RESCAN, OP_DISABLE, OP_ENABLE };
 
 static int run_op(int argc, char **argv, enum op_kind kind)
@@ -1253,6 +1375,8 @@ static const struct {
 	  "             module goes away. --arm: the listening context arms PE ('armed pe=PE\n"
 	  "             pe_id=ID') and arms it again after each of its recover_done lines" },
 	{ "report",    cmd_report,    "PE STEP [--state S] [--no-wait] [--timeout SEC]: call a recovery callback" },
+	{ "recover",   cmd_recover,   "PE [--state frozen|normal] [--fundamental] [--timeout SEC]: the\n"
+	  "             chained callback recovery; prints its recover_done line" },
 	{ "enable-io", cmd_enable_io, "PE [--no-wait] [--timeout SEC]: MMIO on, DMA off" },
 	{ "reset",     cmd_reset,     "PE [--fundamental] [--no-wait] [--timeout SEC]: reset, restore config" },
 	{ "remove",    cmd_remove,    "PE [--device DEV] [--no-wait] [--timeout SEC]: hot-unplug every\n"

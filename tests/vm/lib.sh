@@ -199,6 +199,22 @@ listen_wait() {
 
 # --- the devices -------------------------------------------------------------
 
+# nvme_disk DEV: the block device of the nvme DEV's first namespace
+nvme_disk() {
+	for _b in "$SYS/$1"/nvme/nvme*/nvme*n1; do
+		[ -e "$_b" ] && { basename "$_b"; return 0; }
+	done
+	return 1
+}
+
+# nvme_reads DEV IMG: DEV's first namespace reads IMG's first 4 MiB
+# (direct I/O, not the page cache)
+nvme_reads() {
+	_d=$(nvme_disk "$1") || return 1
+	[ -b "/dev/$_d" ] || return 1
+	dd if="/dev/$_d" bs=64k count=64 iflag=direct 2>/dev/null | cmp -s - "$2"
+}
+
 # cmdreg DEV: the PCI command register, as a number
 cmdreg() {
 	_v=$(od -An -tx2 -j4 -N2 "$SYS/$1/config" | tr -d ' ')

@@ -49,19 +49,8 @@ td_defaults
 
 bound_to "$TD" pcierr_test || fail "$TD is not bound to pcierr_test (driver $(driver_of "$TD"))"
 bound_to "$NV" nvme || fail "$NV is not bound to nvme (driver $(driver_of "$NV"))"
-nvme_disk() {
-	for _b in "$SYS/$NV"/nvme/nvme*/nvme*n1; do
-		[ -e "$_b" ] && { basename "$_b"; return 0; }
-	done
-	return 1
-}
-nvme_reads_image() {
-	_d=$(nvme_disk) || return 1
-	[ -b "/dev/$_d" ] || return 1
-	dd if="/dev/$_d" bs=64k count=64 iflag=direct 2>/dev/null | cmp -s - "$IMG"
-}
-wait_until 20 nvme_reads_image || fail "the nvme disk does not read the contents of $IMG"
-ok "/dev/$(nvme_disk) reads the 4 MiB of $IMG"
+wait_until 20 nvme_reads "$NV" "$IMG" || fail "the nvme disk does not read the contents of $IMG"
+ok "/dev/$(nvme_disk "$NV") reads the 4 MiB of $IMG"
 
 must_nl pe "$RP"
 printf '%s\n' "$out" | grep -q " dev=$SW_UP " || fail "pe $RP does not list $SW_UP"
@@ -116,6 +105,8 @@ for d in "$SW_DOWN1" "$SW_DOWN2"; do
 	done
 done
 info "downstream ports driven by pciehp: $hp_ports"
+# none would make the pciehp_slot_reset count below check nothing
+[ "$hp_ports" -gt 0 ] || fail "pciehp drives neither of the switch's downstream ports"
 dmesg_lines=$(dmesg | wc -l)
 report_expect "$RP" error_detected need_reset --state frozen
 # err.c's walk: every port below the root port, each before its subtree
@@ -154,7 +145,7 @@ hp_log=$(dmesg | tail -n +"$((dmesg_lines + 1))" | grep -E 'pciehp.*(Link Down|L
 [ -z "$hp_log" ] || { echo "$hp_log" | sed 's/^/  | /'; fail "pciehp took the reset for a link change"; }
 ok "pciehp logged no link change during the recovery"
 expect_calls "$TD" "error_detected(frozen)=need_reset slot_reset=recovered resume"
-wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after the recovery"
+wait_until 30 nvme_reads "$NV" "$IMG" || fail "the nvme disk does not read $IMG after the recovery"
 ok "the nvme reads the same 4 MiB after the recovery"
 expect "nvme_reset_prepare calls" "$(ncalls nvme_reset_prepare)" 0
 expect "nvme_reset_done calls" "$(ncalls nvme_reset_done)" 0
@@ -183,7 +174,7 @@ expect "$SW_DOWN1's PE state after resume" "$(pe_state "$SW_DOWN1")" normal
 expect_calls "$TD" "error_detected(frozen)=need_reset slot_reset=recovered resume"
 expect "$NV's command register after the other port's recovery" "$(cmdreg "$NV")" "$nv_cmd"
 expect "nvme callbacks during the other port's recovery" "$(grep -c ' nvme_' "$TR/trace")" 0
-wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after the other port's recovery"
+wait_until 30 nvme_reads "$NV" "$IMG" || fail "the nvme disk does not read $IMG after the other port's recovery"
 ok "the nvme was left alone and still reads the same 4 MiB"
 
 # every device of the subtree, the bridges that the detections named
@@ -218,6 +209,6 @@ expect "pcie_portdrv_slot_reset calls under pcierrd" "$(ncalls pcie_portdrv_slot
 expect "pciehp_slot_reset calls under pcierrd" "$(ncalls pciehp_slot_reset)" "$hp_ports"
 expect_calls "$TD" "error_detected(frozen)=need_reset slot_reset=recovered resume"
 expect "root port PE state after pcierrd's recovery" "$(pe_state "$RP")" normal
-wait_until 30 nvme_reads_image || fail "the nvme disk does not read $IMG after pcierrd's recovery"
+wait_until 30 nvme_reads "$NV" "$IMG" || fail "the nvme disk does not read $IMG after pcierrd's recovery"
 ok "the nvme reads the same 4 MiB after pcierrd's recovery"
 pcierrd_stop

@@ -436,7 +436,11 @@ enum pcierr_recover_stop {
 	PCIERR_RECOVER_STOP_RECOVERED,	/* resume done */
 	PCIERR_RECOVER_STOP_DISCONNECT,	/* the merged answer: DISCONNECT */
 	PCIERR_RECOVER_STOP_NO_HANDLER,	/* error_detected: NONE, NO_DRIVER */
-	PCIERR_RECOVER_STOP_GONE,	/* every device answered GONE */
+	/*
+	 * every device of the subtree answered GONE, its bridges included: a
+	 * switch whose cards are gone is still recovered (its ports answer)
+	 */
+	PCIERR_RECOVER_STOP_GONE,
 	PCIERR_RECOVER_STOP_NOT_RECOVERED, /* see below */
 	PCIERR_RECOVER_STOP_FAILED,	/* the last step's ERRNO is not 0 */
 	PCIERR_RECOVER_STOP_FROZEN_AGAIN, /* a detection came in meanwhile */
