@@ -48,7 +48,7 @@ static int method_inject(sd_bus_message *message, void *userdata,
 {
 	struct manager *m = userdata;
 	const char *addr, *state_str;
-	char norm[PCIERR_ADDR_MAX], msg[256] = "";
+	char norm[PCIERR_ADDR_MAX], msg[256] = "", q[BUS_QUOTE_BYTES + 4];
 	enum pcierr_channel_state state;
 	uint32_t ms;
 	uint64_t seq = 0;
@@ -71,7 +71,7 @@ static int method_inject(sd_bus_message *message, void *userdata,
 	else
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "Invalid state '%s': expected 'frozen' or 'perm_failure'",
-					 state_str);
+					 bus_quote(state_str, q));
 
 	r = manager_inject(m, norm, state, ms, &seq, msg, sizeof(msg));
 	if (r < 0)
@@ -84,7 +84,7 @@ static int method_reset(sd_bus_message *message, void *userdata,
 {
 	struct manager *m = userdata;
 	const char *addr, *type_str;
-	char norm[PCIERR_ADDR_MAX], msg[256] = "";
+	char norm[PCIERR_ADDR_MAX], msg[256] = "", q[BUS_QUOTE_BYTES + 4];
 	enum pcierr_reset_type type;
 	int r;
 
@@ -105,7 +105,7 @@ static int method_reset(sd_bus_message *message, void *userdata,
 		if (r <= 0)
 			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 						 "Invalid reset type '%s': expected 'hot' or 'fundamental'",
-						 type_str);
+						 bus_quote(type_str, q));
 		type = (enum pcierr_reset_type)r;
 	}
 

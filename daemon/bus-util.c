@@ -11,13 +11,32 @@
 
 uid_t bus_privileged_uid = 0;
 
+const char *bus_quote(const char *s, char buf[static BUS_QUOTE_BYTES + 4])
+{
+	size_t n;
+
+	s = bus_strempty(s);
+	n = strnlen(s, BUS_QUOTE_BYTES + 1);
+	if (n <= BUS_QUOTE_BYTES)
+		return s;
+	n = BUS_QUOTE_BYTES;
+	/* sd-bus refuses a message that is not UTF-8 */
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(buf, s, n);
+	memcpy(buf + n, "...", 4);
+	return buf;
+}
+
 int bus_parse_address(const char *s, char ret[PCIERR_ADDR_MAX],
 		      sd_bus_error *error)
 {
+	char q[BUS_QUOTE_BYTES + 4];
+
 	if (pcierr_addr_normalize(s, ret) < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "Invalid PCI address '%s': expected DDDD:BB:DD.F or BB:DD.F",
-					 bus_strempty(s));
+					 bus_quote(s, q));
 	return 0;
 }
 

@@ -26,6 +26,15 @@ static inline bool bus_isempty(const char *s)
 }
 
 /*
+ * A caller's string as an error message quotes it: at most BUS_QUOTE_BYTES
+ * bytes, cut at a UTF-8 character's start, "..." appended when cut. Any
+ * caller may send a 1 MiB argument; the error must not send it back (nor
+ * cost pcierrd and the bus a copy of it each time).
+ */
+#define BUS_QUOTE_BYTES 64
+const char *bus_quote(const char *s, char buf[static BUS_QUOTE_BYTES + 4]);
+
+/*
  * A PCI address from a caller ("DDDD:BB:DD.F" or "BB:DD.F", hex, any
  * case) into its normalised form. Returns 0, or sets InvalidArgs
  * ("Invalid PCI address '...': expected DDDD:BB:DD.F or BB:DD.F") and

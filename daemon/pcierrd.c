@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,20 @@ static int open_state(struct manager *m, const char *dir)
 	return 0;
 }
 
+/*
+ * glibc raises its mmap threshold to the largest block freed and then
+ * serves blocks of that size from the heap, which it seldom gives back: a
+ * caller's 1 MiB D-Bus message (any local user may send one) stayed in
+ * pcierrd's RSS (measured in the VM: heap 0.5 -> 5.4 MiB after one round
+ * of bus-abuse malformed). A fixed threshold keeps such buffers mapped, and
+ * freeing one unmaps it.
+ */
+static void heap_keep_small(void)
+{
+	if (mallopt(M_MMAP_THRESHOLD, 128 * 1024) != 1)
+		log_warning("Failed to fix the allocator's mmap threshold; large D-Bus messages may grow the heap.");
+}
+
 static int run(int argc, char *argv[])
 {
 	_cleanup_(manager_freep) struct manager *m = NULL;
@@ -232,6 +247,7 @@ static int run(int argc, char *argv[])
 	if (r <= 0)
 		return r < 0 ? 2 : 0;
 	log_setup(o.log_target, o.log_level);
+	heap_keep_small();
 	if (!o.state_dir)
 		o.state_dir = getenv("STATE_DIRECTORY") ?: DEFAULT_STATE_DIR;
 

@@ -1084,6 +1084,84 @@ START_TEST(test_privilege)
 }
 END_TEST
 
+/* bus_quote(): what an error message quotes of a caller's string */
+static const struct {
+	const char *in;
+	const char *want;
+} quote_cases[] = {
+	{ NULL, "" },
+	{ "", "" },
+	{ "01:00.0", "01:00.0" },
+	/* 64 bytes: whole */
+	{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" },
+	/* 65: cut to 64 */
+	{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefX",
+	  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef..." },
+	/* a 2-byte character across byte 64: cut before it */
+	{ "x\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+	  "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9",
+	  "x\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+	  "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9..." },
+	/* 4-byte characters, 62 ASCII bytes first: the one at 62..65 goes */
+	{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd\U0001F600\U0001F600",
+	  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd..." },
+};
+
+START_TEST(test_quote)
+{
+	char buf[BUS_QUOTE_BYTES + 4];
+	const char *q;
+
+	memset(buf, 'Z', sizeof(buf));
+	q = bus_quote(quote_cases[_i].in, buf);
+	ck_assert_str_eq(q, quote_cases[_i].want);
+	ck_assert_uint_le(strlen(q), BUS_QUOTE_BYTES + 3);
+}
+END_TEST
+
+/* A 1 MiB argument is refused with an error that quotes 64 bytes of it */
+START_TEST(test_long_arguments_quoted)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	const size_t len = 1024 * 1024;
+	_cleanup_free_ char *big = malloc(len + 1);
+	char want[BUS_QUOTE_BYTES + 8];
+
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'a', len);
+	big[len] = '\0';
+	snprintf(want, sizeof(want), "'%.*s...'", BUS_QUOTE_BYTES, big);
+
+	call_manager(&e, "Inject", "ssu", big, "", 0);
+	ck_assert_msg(e.message && strlen(e.message) < 200, "Inject: a message of %zu bytes",
+		      e.message ? strlen(e.message) : 0);
+	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, want);
+	call_manager(&e, "Inject", "ssu", DEV_A0, big, 0);
+	ck_assert_msg(e.message && strlen(e.message) < 200, "Inject state: a message of %zu bytes",
+		      e.message ? strlen(e.message) : 0);
+	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, want);
+	call_manager(&e, "Reset", "ss", DEV_A0, big);
+	ck_assert_msg(e.message && strlen(e.message) < 200, "Reset type: a message of %zu bytes",
+		      e.message ? strlen(e.message) : 0);
+	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, want);
+	call_manager(&e, "GetDevice", "s", big);
+	ck_assert_msg(e.message && strlen(e.message) < 200, "GetDevice: a message of %zu bytes",
+		      e.message ? strlen(e.message) : 0);
+	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, want);
+	/* cut inside a character: the error still crosses the bus */
+	memset(big, 0, 8);
+	strcpy(big, "x");
+	for (int i = 0; i < 40; i++)
+		strcat(big, "\u00e9");
+	call_manager(&e, "Inject", "ssu", big, "", 0);
+	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "'x\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+		     "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+		     "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9...'");
+	ck_assert_int_eq(fake.calls, 0);
+}
+END_TEST
+
 START_TEST(test_inject)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -1659,6 +1737,8 @@ Suite *suite_bus(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_privilege);
 	tcase_add_test(tc, test_inject);
+	tcase_add_loop_test(tc, test_quote, 0, sizeof(quote_cases) / sizeof(quote_cases[0]));
+	tcase_add_test(tc, test_long_arguments_quoted);
 	tcase_add_test(tc, test_reset_enable_clear);
 	tcase_add_test(tc, test_get_device_slot);
 	tcase_add_test(tc, test_history);
