@@ -730,6 +730,82 @@ as_nobody() {
 		--inh-caps=-all --bounding-set=-all "$@"
 }
 
+# nobody_may_run FILE...: uid 65534 may run each FILE (o+rx along its
+# path) and load the build's shared libraries; the guest's overlay copy
+# only
+nobody_may_run() {
+	for _f in "$@"; do
+		_p=$_f
+		while [ "$_p" != / ] && [ -n "$_p" ]; do
+			chmod o+rx "$_p" 2>/dev/null
+			_p=$(dirname "$_p")
+		done
+	done
+	chmod o+rx "$BUILD/lib" 2>/dev/null
+	for _f in "$BUILD"/lib/*.so*; do [ -e "$_f" ] && chmod o+r "$_f"; done
+	return 0
+}
+
+# pd_rss_kb FIELD: VmRSS, RssAnon or RssFile of pcierrd, in kB. Memory
+# bounds are on RssAnon (heap, stacks, anonymous mappings: what pcierrd
+# allocates); RssFile is code and data of the binary and its libraries
+# mapped from the page cache as they are first run, fault-around included,
+# which depends on what else ran in the guest (1-2 MiB more after the
+# D-Bus abuse, with the same anonymous memory): a figure.
+pd_rss_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$PD_PID/status"; }
+
+# freeze_counts DEV...: "DEV=FreezeCount " of each, from D-Bus
+freeze_counts() {
+	for _d in "$@"; do
+		printf '%s=%s ' "$_d" "$(dev_prop "$_d" FreezeCount)"
+	done
+}
+
+# D-Bus abuse of pcierrd (scenarios 41 and 43; tests/fuzz/bus-abuse.c as
+# $BA, $DEV the device the valid Injects name, $OTHERS the devices nothing
+# may change):
+# bus_abuse_start: pcierrd started, a warm-up of 300 read calls, then the
+# baseline: $pid0, $others0, $anon0, $rss0, $file0
+bus_abuse_start() {
+	pcierrd_start
+	pid0=$PD_PID
+	bus_objects "$PE" "$DEV"
+	expect_prop dev "$DEV" FreezeCount 0
+	others0=$(freeze_counts $OTHERS)
+	run as_nobody "$BA" loop 300
+	[ "$rc" = 0 ] || fail "bus-abuse loop 300 exited $rc"
+	rss0=$(pd_rss_kb VmRSS) anon0=$(pd_rss_kb RssAnon) file0=$(pd_rss_kb RssFile)
+	info "pcierrd after warm-up: VmRSS $rss0 kB (RssAnon $anon0, RssFile $file0)"
+}
+
+# bus_abuse_malformed NAME: bus-abuse malformed as root, then as uid 65534
+# (it exits 1 on a violation); figures NAME_root, NAME_nobody
+bus_abuse_malformed() {
+	for _who in root nobody; do
+		if [ "$_who" = root ]; then run "$BA" malformed; else run as_nobody "$BA" malformed; fi
+		[ "$rc" = 0 ] || fail "bus-abuse malformed as $_who exited $rc"
+		_sum=$(printf '%s\n' "$out" | grep '^summary')
+		expect "$_who: malformed calls that broke a rule" "$(kv violations "$_sum")" 0
+		echo "figure ${1}_$_who $_sum"
+	done
+	[ "$PD_PID" = "$pid0" ] && pcierrd_running || fail "pcierrd is gone"
+}
+
+# bus_abuse_end NAME N: pcierrd the same process, owning the name; $DEV's
+# FreezeCount N, the others' as at the start; RssAnon grown by less than
+# 1 MiB (figure NAME_rss)
+bus_abuse_end() {
+	[ "$PD_PID" = "$pid0" ] && pcierrd_running || fail "pcierrd is gone"
+	bus_owner | grep -q . || fail "org.pcierr1 has no owner"
+	expect_prop dev "$DEV" FreezeCount "$2"
+	expect "the other devices' freeze counts" "$(freeze_counts $OTHERS)" "$others0"
+	_rss1=$(pd_rss_kb VmRSS) _anon1=$(pd_rss_kb RssAnon) _file1=$(pd_rss_kb RssFile)
+	echo "figure ${1}_rss before_kb=$rss0 after_kb=$_rss1 anon_before_kb=$anon0 anon_after_kb=$_anon1 file_before_kb=$file0 file_after_kb=$_file1"
+	[ $((_anon1 - anon0)) -lt 1024 ] ||
+		fail "pcierrd's anonymous memory (RssAnon) grew from $anon0 to $_anon1 kB (1 MiB or more)"
+	ok "pcierrd RssAnon $anon0 kB -> $_anon1 kB (VmRSS $rss0 -> $_rss1 kB, RssFile $file0 -> $_file1 kB)"
+}
+
 # --- the e1000e -------------------------------------------------------------------
 
 # nic_works DEV WHEN: the e1000e at DEV is bound to e1000e, its interface

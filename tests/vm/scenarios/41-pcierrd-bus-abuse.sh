@@ -25,16 +25,7 @@ BA=$BUILD/bus-abuse
 CTL=$BUILD/pcierrctl
 LOOP=${BUSABUSE_LOOP:-10000}
 [ -x "$BA" ] || fail "$BA missing"
-# uid 65534 must be able to run the tools (the guest's overlay copy only)
-for f in "$BA" "$CTL"; do
-	p=$f
-	while [ "$p" != / ] && [ -n "$p" ]; do
-		chmod o+rx "$p" 2>/dev/null
-		p=$(dirname "$p")
-	done
-done
-chmod o+rx "$BUILD/lib" 2>/dev/null
-for f in "$BUILD"/lib/*.so*; do [ -e "$f" ] && chmod o+r "$f"; done
+nobody_may_run "$BA" "$CTL"
 require_normal "$PE"
 
 # CPU time (clock ticks, user + system) of a process, and of the guest
@@ -42,18 +33,7 @@ require_normal "$PE"
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 dbus_pid() { pgrep -o -x dbus-daemon; }
-# rss_kb FIELD: VmRSS, RssAnon or RssFile of pcierrd, in kB. The bound is
-# on RssAnon (heap, stacks, anonymous mappings: what pcierrd allocates);
-# RssFile is code and data of the binary and its libraries mapped from the
-# page cache as they are first run, fault-around included, which depends
-# on what else ran in the guest (1-2 MiB more after the abuse, with the
-# same anonymous memory): a figure.
-rss_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$PD_PID/status"; }
-freeze_counts() {
-	for _d in $E1000E $TESTDEV_B $EDU $MIXED_TESTDEV $MIXED_EDU; do
-		printf '%s=%s ' "$_d" "$(dev_prop "$_d" FreezeCount)"
-	done
-}
+OTHERS="$E1000E $TESTDEV_B $EDU $MIXED_TESTDEV $MIXED_EDU"
 # timed_status: one `pcierrctl status` as uid 65534; $st_ms is the guest
 # time of the pcierrctl process itself (fork, exec, connect, its calls,
 # exit), measured with $EPOCHREALTIME by a bash started beforehand, so that
@@ -85,27 +65,8 @@ timed_status() {
 	return 0
 }
 
-pcierrd_start
-pid0=$PD_PID
-bus_objects "$PE" "$DEV"
-expect_prop dev "$DEV" FreezeCount 0
-others0=$(freeze_counts)
-
-# warm-up, then the baseline
-run as_nobody "$BA" loop 300
-[ "$rc" = 0 ] || fail "bus-abuse loop 300 exited $rc"
-rss0=$(rss_kb VmRSS) anon0=$(rss_kb RssAnon) file0=$(rss_kb RssFile)
-info "pcierrd after warm-up: VmRSS $rss0 kB (RssAnon $anon0, RssFile $file0)"
-
-run "$BA" malformed
-[ "$rc" = 0 ] || fail "bus-abuse malformed as root exited $rc"
-ok "root: malformed calls answered as they must: $(printf '%s\n' "$out" | grep '^summary')"
-echo "figure busabuse_root $(printf '%s\n' "$out" | grep '^summary')"
-run as_nobody "$BA" malformed
-[ "$rc" = 0 ] || fail "bus-abuse malformed as uid 65534 exited $rc"
-ok "uid 65534: malformed calls answered as they must: $(printf '%s\n' "$out" | grep '^summary')"
-echo "figure busabuse_nobody $(printf '%s\n' "$out" | grep '^summary')"
-[ "$PD_PID" = "$pid0" ] && pcierrd_running || fail "pcierrd is gone"
+bus_abuse_start
+bus_abuse_malformed busabuse
 
 # pcierrctl status on a quiet guest, for reference
 timed_status
@@ -173,14 +134,5 @@ echo "figure busabuse_status_chain_ms$all_chain_ms"
 ok "pcierrctl status answered within $max_status_ms ms at worst ($((n + 10)) calls during the abuse)"
 
 gone "$STALL" && fail "the stalled subscriber was disconnected early: $(cat "$TMP/stall.out")"
-[ "$PD_PID" = "$pid0" ] && pcierrd_running || fail "pcierrd is gone"
-bus_owner | grep -q . || fail "org.pcierr1 has no owner"
-rss1=$(rss_kb VmRSS) anon1=$(rss_kb RssAnon) file1=$(rss_kb RssFile)
-echo "figure busabuse_rss before_kb=$rss0 after_kb=$rss1 anon_before_kb=$anon0 anon_after_kb=$anon1 file_before_kb=$file0 file_after_kb=$file1"
-[ $((anon1 - anon0)) -lt 1024 ] ||
-	fail "pcierrd's anonymous memory (RssAnon) grew from $anon0 to $anon1 kB (1 MiB or more)"
-ok "pcierrd RssAnon $anon0 kB -> $anon1 kB (VmRSS $rss0 -> $rss1 kB, RssFile $file0 -> $file1 kB)"
-
-expect_prop dev "$DEV" FreezeCount 3
-expect "the other devices' freeze counts" "$(freeze_counts)" "$others0"
+bus_abuse_end busabuse 3
 kill "$STALL" 2>/dev/null

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # timeout: 600
 #
-# Scenario 42: event storms under pcierrd (issue 11 point 10), twice:
+# Scenario 42: event storms under pcierrd (issue 11 point 10), three times:
 #   atomic: 100000 failure reports from atomic context by the test driver
 #   (pcierr_report_failure(), "storm"), 50000 on each of TESTDEV_A and
-#   TESTDEV_B at once; inject: 100000 INJECTs through netlink
+#   TESTDEV_B at once; irq: the same from hard interrupts ("storm_irq",
+#   hrtimer expiries); inject: 100000 INJECTs through netlink
 #   (tests/fuzz/inject-storm.c, 128 to a datagram), 50000 on each at
 #   once. pcierrd runs
 #   throughout ([Policy] MaxFreezes=1000000, so that the storms do not
@@ -30,7 +31,7 @@ CTL=$BUILD/pcierrctl
 CLEANUP_PES="$PE_A $PE_B"
 require_normal "$PE_A" "$PE_B"
 td_defaults
-[ -e "$SYS/$A/storm" ] || fail "the test driver has no storm attribute"
+[ -e "$SYS/$A/storm_irq" ] || fail "the test driver has no storm_irq attribute"
 
 # CPU time (clock ticks, user + system) of a process, and of the guest
 # (busy ticks of all CPUs): where the time goes, as "figure ... cpu" lines
@@ -111,8 +112,9 @@ slab0=$(meminfo_kb Slab)
 sunr0=$(meminfo_kb SUnreclaim)
 info "before: pcierrd RSS $rss0 kB, Slab $slab0 kB (unreclaimable $sunr0 kB)"
 
-# storm_phase atomic|inject: 2 x N freeze events on A and B at once, from
-# atomic context (the test driver's "storm") or by INJECT (inject-storm),
+# storm_phase atomic|irq|inject: 2 x N freeze events on A and B at once,
+# from atomic context (the test driver's "storm"), from hard interrupts
+# (its "storm_irq": hrtimer expiries) or by INJECT (inject-storm),
 # with `pcierrctl status` timed and pcierrd's answer probed throughout;
 # then both slots must recover and every event be accounted for
 storm_phase() {
@@ -154,13 +156,16 @@ cpu_kt0=$(kthread_ticks)
 cpu_ch0=$(children_ticks)
 busy0=$(busy_ticks)
 t0=$(now_ns)
-if [ "$kind" = atomic ]; then
-	echo "+ echo $N > $SYS/$A/storm & echo $N > $SYS/$B/storm"
-	# each writer says its own CPU (the reports are made in its system
-	# time: line 1 of times)
-	(echo "$N" > "$SYS/$A/storm" && times > "$TMP/$kind.a.times") &
+if [ "$kind" != inject ]; then
+	attr=storm
+	[ "$kind" = irq ] && attr=storm_irq
+	echo "+ echo $N > $SYS/$A/$attr & echo $N > $SYS/$B/$attr"
+	# each writer says its own CPU (atomic: the reports are made in its
+	# system time, line 1 of times; irq: in the timer interrupts, which
+	# the guest's busy ticks count)
+	(echo "$N" > "$SYS/$A/$attr" && times > "$TMP/$kind.a.times") &
 	SA=$!
-	(echo "$N" > "$SYS/$B/storm" && times > "$TMP/$kind.b.times") &
+	(echo "$N" > "$SYS/$B/$attr" && times > "$TMP/$kind.b.times") &
 	SB=$!
 	tline=1
 else
@@ -182,6 +187,9 @@ cpu_storm=$(( $(times_ms "$TMP/$kind.a.times" $tline) + $(times_ms "$TMP/$kind.b
 if [ "$kind" = atomic ]; then
 	ok "$((2 * N)) failures reported from atomic context in $storm_ms ms of guest time"
 	dmesg | grep -E "storm: [0-9]+ failures reported" | tail -n 2 | sed 's/^/  | /'
+elif [ "$kind" = irq ]; then
+	ok "$((2 * N)) failures reported from hard interrupts in $storm_ms ms of guest time"
+	dmesg | grep -E "storm_irq: [0-9]+ failures reported" | tail -n 2 | sed 's/^/  | /'
 else
 	ok "$((2 * N)) INJECTs accepted in $storm_ms ms of guest time"
 	cat "$TMP/$kind.a.out" "$TMP/$kind.b.out" | sed 's/^/  | /'
@@ -243,6 +251,7 @@ expect "events accounted for by pcierrd (received + lost)" "$acc" "$sent"
 slow=
 late=
 storm_phase atomic
+storm_phase irq
 storm_phase inject
 
 sync

@@ -60,6 +60,12 @@
  *                              pcierr_report_failure(frozen, source
  *                              DRIVER), all from atomic context (a
  *                              spinlock held, interrupts off)
+ *   storm_irq              w   N (1 .. 100000): the same N reports from
+ *                              a hard interrupt: an hrtimer (HARD mode)
+ *                              reports up to 250 an expiry, every 20 us,
+ *                              until N are done; the write returns then
+ *                              (-EXDEV if a report ran outside hard IRQ
+ *                              context, -ETIMEDOUT after 30 s)
  *   report_upstream        w   N (1 .. 8): report one failure (frozen,
  *                              source DRIVER) of the Nth bridge above this
  *                              device, as a port driver would: the shim
@@ -103,8 +109,11 @@
  */
 
 #include <linux/ctype.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -628,6 +637,86 @@ static ssize_t storm_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_WO(storm);
 
+/* storm_irq: reports from an hrtimer's expiry, a hard interrupt */
+#define TESTDRV_IRQ_BATCH	250
+#define TESTDRV_IRQ_GAP_NS	(20 * NSEC_PER_USEC)
+
+struct testdrv_irq_storm {
+	struct hrtimer timer;
+	struct pci_dev *pdev;
+	typeof(&pcierr_report_failure) report;
+	unsigned int left, failed, outside_irq;
+	int first_err;
+	struct completion done;
+};
+
+static enum hrtimer_restart testdrv_irq_storm_fire(struct hrtimer *t)
+{
+	struct testdrv_irq_storm *st =
+		container_of(t, struct testdrv_irq_storm, timer);
+	unsigned int i, n = min_t(unsigned int, st->left, TESTDRV_IRQ_BATCH);
+	int ret;
+
+	if (!in_hardirq())
+		st->outside_irq += n;
+	for (i = 0; i < n; i++) {
+		ret = st->report(st->pdev, pci_channel_io_frozen, 0,
+				 PCIERR_SOURCE_DRIVER);
+		if (ret) {
+			st->failed++;
+			if (!st->first_err)
+				st->first_err = ret;
+		}
+	}
+	st->left -= n;
+	if (!st->left) {
+		complete(&st->done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(t, ns_to_ktime(TESTDRV_IRQ_GAP_NS));
+	return HRTIMER_RESTART;
+}
+
+static ssize_t storm_irq_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	struct testdrv_irq_storm st = { .pdev = td->pdev };
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > TESTDRV_STORM_MAX)
+		return -ERANGE;
+	st.report = symbol_get(pcierr_report_failure);
+	if (!st.report)
+		return -ENODEV;
+	st.left = n;
+	init_completion(&st.done);
+	hrtimer_init_on_stack(&st.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	st.timer.function = testdrv_irq_storm_fire;
+	hrtimer_start(&st.timer, ns_to_ktime(TESTDRV_IRQ_GAP_NS),
+		      HRTIMER_MODE_REL_HARD);
+	if (!wait_for_completion_timeout(&st.done, 30 * HZ))
+		ret = -ETIMEDOUT;
+	/* waits for an expiry still running: st is ours again after it */
+	hrtimer_cancel(&st.timer);
+	destroy_hrtimer_on_stack(&st.timer);
+	symbol_put(pcierr_report_failure);
+
+	dev_info(dev, "storm_irq: %u failures reported from hard interrupts, %u refused, %u outside one, %u not sent\n",
+		 n - st.left - st.failed, st.failed, st.outside_irq, st.left);
+	if (ret)
+		return ret;
+	if (st.outside_irq)
+		return -EXDEV;
+	return st.first_err ? st.first_err : count;
+}
+static DEVICE_ATTR_WO(storm_irq);
+
 static ssize_t report_upstream_store(struct device *dev,
 				     struct device_attribute *attr,
 				     const char *buf, size_t count)
@@ -777,6 +866,7 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_release.attr,
 	&dev_attr_delay_remove.attr,
 	&dev_attr_storm.attr,
+	&dev_attr_storm_irq.attr,
 	&dev_attr_report_upstream.attr,
 	&dev_attr_check.attr,
 	&dev_attr_check_result.attr,
