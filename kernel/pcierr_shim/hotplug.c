@@ -172,8 +172,108 @@ static int pcierr_remove_devices(struct pcierr_pe *pe)
 	return n;
 }
 
+/*
+ * The devices a RESCAN or ENABLE adds, probed only once the rescan/remove
+ * lock is released: pci_bus_add_device() probes their drivers
+ * (drivers/pci/bus.c), and a probe that waits (a half-working card's
+ * firmware) would hold every other PE's REMOVE and RESCAN behind that
+ * global lock, as a remove() did (pcierr_detach_drivers()). Before they
+ * are added they get an override naming no driver, so that adding them
+ * probes nothing; afterwards the override is taken off and each device
+ * attached, in bus order: a bridge before what sits below it.
+ */
+#define PCIERR_HOLD_OVERRIDE	"pcierr-rescan-hold"
+
+struct pcierr_held {
+	struct pci_dev **devs;	/* &one, or allocated for a subtree */
+	struct pci_dev *one;
+	unsigned int n, max;
+};
+
+/* pci_walk_bus() callback: scanned, not added, no override of anyone's */
+static int pcierr_hold_one(struct pci_dev *pdev, void *data)
+{
+	struct pcierr_held *held = data;
+
+	if (pdev->match_driver || pdev->driver_override)
+		return 0;
+	if (held->devs && held->n < held->max)
+		held->devs[held->n] = pci_dev_get(pdev);
+	held->n++;
+	return 0;
+}
+
+/* Caller holds pci_lock_rescan_remove(); @pdev alone, or @bus's subtree */
+static void pcierr_hold_probes(struct pci_dev *pdev, struct pci_bus *bus,
+			       struct pcierr_held *held)
+{
+	unsigned int i, n;
+
+	held->n = 0;
+	if (pdev) {
+		pcierr_hold_one(pdev, held);
+	} else {
+		held->devs = NULL;	/* counted first */
+		held->max = 0;
+		pci_walk_bus(bus, pcierr_hold_one, held);
+		n = held->n;
+		held->devs = n ? kcalloc(n, sizeof(*held->devs), GFP_KERNEL) :
+				 NULL;
+		if (!held->devs) {
+			held->n = 0;	/* probed under the lock, as before */
+			return;
+		}
+		held->max = n;
+		held->n = 0;
+		pci_walk_bus(bus, pcierr_hold_one, held);
+		held->n = min(held->n, held->max);
+	}
+	for (i = 0; i < held->n; i++) {
+		if (driver_set_override(&held->devs[i]->dev,
+					&held->devs[i]->driver_override,
+					PCIERR_HOLD_OVERRIDE,
+					strlen(PCIERR_HOLD_OVERRIDE))) {
+			pci_dev_put(held->devs[i]);
+			held->devs[i] = NULL;	/* probed when added */
+		}
+	}
+}
+
+/* Without the rescan/remove lock: the held devices' drivers, now */
+static void pcierr_attach_held(struct pcierr_pe *pe, struct pcierr_held *held)
+{
+	bool ours, away = pcierr_pe_disabled(pe);
+	struct pci_dev *pdev;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < held->n; i++) {
+		pdev = held->devs[i];
+		if (!pdev)
+			continue;
+		device_lock(&pdev->dev);
+		ours = pdev->driver_override &&
+		       !strcmp(pdev->driver_override, PCIERR_HOLD_OVERRIDE);
+		device_unlock(&pdev->dev);
+		if (ours) {
+			driver_set_override(&pdev->dev, &pdev->driver_override,
+					    "", 0);
+			if (!away) {
+				ret = device_attach(&pdev->dev);
+				if (ret < 0 && ret != -EPROBE_DEFER)
+					pci_warn(pdev, "pcierr: device attach failed (%d)\n",
+						 ret);
+			}
+		}
+		pci_dev_put(pdev);
+	}
+	if (held->devs != &held->one)
+		kfree(held->devs);
+	held->n = 0;
+}
+
 /* Caller holds pci_lock_rescan_remove(). */
-static int pcierr_rescan_devices(struct pcierr_pe *pe)
+static int pcierr_rescan_devices(struct pcierr_pe *pe, struct pcierr_held *held)
 {
 	struct pci_dev *head;
 	struct pci_bus *bus;
@@ -193,6 +293,7 @@ static int pcierr_rescan_devices(struct pcierr_pe *pe)
 		if (!head)
 			return -ENODEV;
 		pci_assign_unassigned_bus_resources(bus);
+		pcierr_hold_probes(head, NULL, held);
 		pci_bus_add_device(head);
 		return 0;
 	}
@@ -202,6 +303,7 @@ static int pcierr_rescan_devices(struct pcierr_pe *pe)
 		bus = head->subordinate;
 		pci_scan_child_bus(bus);
 		pci_assign_unassigned_bridge_resources(head);
+		pcierr_hold_probes(NULL, bus, held);
 		pci_bus_add_devices(bus);
 	} else {
 		ret = -ENODEV;
@@ -260,16 +362,18 @@ void pcierr_op_remove(struct pcierr_op *op)
 
 void pcierr_op_rescan(struct pcierr_op *op)
 {
+	struct pcierr_held held = { .devs = &held.one, .max = 1 };
 	struct pcierr_pe *pe = op->pe;
 	bool disabled;
 
 	pci_lock_rescan_remove();
-	op->err = pcierr_rescan_devices(pe);
+	op->err = pcierr_rescan_devices(pe, &held);
 	/* A disabled PE keeps its devices away: no need to wait for it. */
 	disabled = pcierr_pe_disabled(pe);
 	if (disabled)
 		pcierr_remove_devices(pe);
 	pci_unlock_rescan_remove();
+	pcierr_attach_held(pe, &held);
 	if (!op->err && !disabled) {
 		/* What came back is healthy: its snapshot, now (D2). */
 		pcierr_save_healthy_pe(pe);
@@ -319,6 +423,7 @@ void pcierr_op_disable(struct pcierr_op *op)
 
 void pcierr_op_enable(struct pcierr_op *op)
 {
+	struct pcierr_held held = { .devs = &held.one, .max = 1 };
 	struct pcierr_pe *pe = op->pe;
 	unsigned long flags;
 	bool was;
@@ -332,8 +437,9 @@ void pcierr_op_enable(struct pcierr_op *op)
 	/* Devices still kept away carry our override: start afresh. */
 	if (was)
 		pcierr_remove_devices(pe);
-	op->err = pcierr_rescan_devices(pe);
+	op->err = pcierr_rescan_devices(pe, &held);
 	pci_unlock_rescan_remove();
+	pcierr_attach_held(pe, &held);
 	pcierr_save_healthy_pe(pe);
 	pcierr_pe_set_state(pe, PCIERR_PE_STATE_NORMAL);
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);

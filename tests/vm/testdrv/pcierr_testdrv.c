@@ -100,8 +100,13 @@
  *                              default) for all four; "-" for no
  *                              err_handler at all. The driver's err_handler
  *                              pointer is switched among const tables.
- *   release_all            w   any write: every hanging callback and
- *                              remove() of every device returns
+ *   release_all            w   any write: every hanging callback,
+ *                              remove() and probe() returns
+ *   delay_probe            rw  ms pcierr_test's probe() sleeps before it
+ *                              sets a device up (0 .. 60000, default 0),
+ *                              or "hang": every probe waits until
+ *                              release_all (a card whose firmware does not
+ *                              answer, as a RESCAN may meet)
  *
  * The presence of callbacks is a property of the driver (as in the kernel,
  * where err_handler belongs to struct pci_driver), so it applies to every
@@ -944,9 +949,55 @@ static ssize_t release_all_store(struct device_driver *drv, const char *buf,
 }
 static DRIVER_ATTR_WO(release_all);
 
+/* pcierr_test's probe(): ms, or TESTDRV_DELAY_HANG */
+static unsigned int testdrv_delay_probe_ms;
+
+static ssize_t delay_probe_show(struct device_driver *drv, char *buf)
+{
+	unsigned int d = READ_ONCE(testdrv_delay_probe_ms);
+
+	if (d == TESTDRV_DELAY_HANG)
+		return sysfs_emit(buf, "hang\n");
+	return sysfs_emit(buf, "%u\n", d);
+}
+
+static ssize_t delay_probe_store(struct device_driver *drv, const char *buf,
+				 size_t count)
+{
+	unsigned int d;
+	int ret;
+
+	ret = testdrv_parse_delay(buf, &d);
+	if (ret)
+		return ret;
+	WRITE_ONCE(testdrv_delay_probe_ms, d);
+	return count;
+}
+static DRIVER_ATTR_RW(delay_probe);
+
+/* a probe that waits: delay_probe ms, or until release_all */
+static void testdrv_probe_delay(struct pci_dev *pdev)
+{
+	unsigned int d = READ_ONCE(testdrv_delay_probe_ms);
+	unsigned int all_gen = READ_ONCE(testdrv_release_all_gen);
+
+	if (!d || to_pci_driver(pdev->dev.driver) != &testdrv_driver)
+		return;
+	if (d != TESTDRV_DELAY_HANG) {
+		msleep(d);
+		return;
+	}
+	dev_info(&pdev->dev, "probe hangs until released\n");
+	wait_event_idle(testdrv_hang_wq,
+			READ_ONCE(testdrv_release_all_gen) != all_gen ||
+			READ_ONCE(testdrv_unloading));
+	dev_info(&pdev->dev, "probe released\n");
+}
+
 static struct attribute *testdrv_drv_attrs[] = {
 	&driver_attr_handlers.attr,
 	&driver_attr_release_all.attr,
+	&driver_attr_delay_probe.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(testdrv_drv);
@@ -958,6 +1009,7 @@ static int testdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct testdrv_dev *td;
 	int ret;
 
+	testdrv_probe_delay(pdev);
 	td = kzalloc(sizeof(*td), GFP_KERNEL);
 	if (!td)
 		return -ENOMEM;
