@@ -185,72 +185,63 @@ static int pcierr_remove_devices(struct pcierr_pe *pe)
 #define PCIERR_HOLD_OVERRIDE	"pcierr-rescan-hold"
 
 struct pcierr_held {
-	struct pci_dev **devs;	/* &one, or allocated for a subtree */
-	struct pci_dev *one;
-	unsigned int n, max;
+	struct list_head node;
+	struct pci_dev *pdev;		/* a reference */
 };
 
-/* pci_walk_bus() callback: scanned, not added, no override of anyone's */
+/*
+ * pci_walk_bus() callback, and for a lone device: scanned, not added yet,
+ * no override of anyone's (a disabled PE's devices have theirs). Only
+ * collected here: the override is set outside pci_bus_sem.
+ */
 static int pcierr_hold_one(struct pci_dev *pdev, void *data)
 {
-	struct pcierr_held *held = data;
+	struct list_head *held = data;
+	struct pcierr_held *h;
 
 	if (pdev->match_driver || pdev->driver_override)
 		return 0;
-	if (held->devs && held->n < held->max)
-		held->devs[held->n] = pci_dev_get(pdev);
-	held->n++;
+	h = kmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return 0;	/* probed when added, under the lock */
+	h->pdev = pci_dev_get(pdev);
+	list_add_tail(&h->node, held);
 	return 0;
 }
 
 /* Caller holds pci_lock_rescan_remove(); @pdev alone, or @bus's subtree */
 static void pcierr_hold_probes(struct pci_dev *pdev, struct pci_bus *bus,
-			       struct pcierr_held *held)
+			       struct list_head *held)
 {
-	unsigned int i, n;
+	struct pcierr_held *h, *tmp;
 
-	held->n = 0;
-	if (pdev) {
+	if (pdev)
 		pcierr_hold_one(pdev, held);
-	} else {
-		held->devs = NULL;	/* counted first */
-		held->max = 0;
+	else
 		pci_walk_bus(bus, pcierr_hold_one, held);
-		n = held->n;
-		held->devs = n ? kcalloc(n, sizeof(*held->devs), GFP_KERNEL) :
-				 NULL;
-		if (!held->devs) {
-			held->n = 0;	/* probed under the lock, as before */
-			return;
-		}
-		held->max = n;
-		held->n = 0;
-		pci_walk_bus(bus, pcierr_hold_one, held);
-		held->n = min(held->n, held->max);
-	}
-	for (i = 0; i < held->n; i++) {
-		if (driver_set_override(&held->devs[i]->dev,
-					&held->devs[i]->driver_override,
+	list_for_each_entry_safe(h, tmp, held, node) {
+		if (driver_set_override(&h->pdev->dev, &h->pdev->driver_override,
 					PCIERR_HOLD_OVERRIDE,
 					strlen(PCIERR_HOLD_OVERRIDE))) {
-			pci_dev_put(held->devs[i]);
-			held->devs[i] = NULL;	/* probed when added */
+			/* probed when added */
+			list_del(&h->node);
+			pci_dev_put(h->pdev);
+			kfree(h);
 		}
 	}
 }
 
-/* Without the rescan/remove lock: the held devices' drivers, now */
-static void pcierr_attach_held(struct pcierr_pe *pe, struct pcierr_held *held)
+/* Without the rescan/remove lock: the held devices' drivers, in order */
+static void pcierr_attach_held(struct pcierr_pe *pe, struct list_head *held)
 {
 	bool ours, away = pcierr_pe_disabled(pe);
+	struct pcierr_held *h, *tmp;
 	struct pci_dev *pdev;
-	unsigned int i;
 	int ret;
 
-	for (i = 0; i < held->n; i++) {
-		pdev = held->devs[i];
-		if (!pdev)
-			continue;
+	list_for_each_entry_safe(h, tmp, held, node) {
+		pdev = h->pdev;
+		/* a sysfs driver_override written meanwhile stays */
 		device_lock(&pdev->dev);
 		ours = pdev->driver_override &&
 		       !strcmp(pdev->driver_override, PCIERR_HOLD_OVERRIDE);
@@ -265,15 +256,14 @@ static void pcierr_attach_held(struct pcierr_pe *pe, struct pcierr_held *held)
 						 ret);
 			}
 		}
+		list_del(&h->node);
 		pci_dev_put(pdev);
+		kfree(h);
 	}
-	if (held->devs != &held->one)
-		kfree(held->devs);
-	held->n = 0;
 }
 
 /* Caller holds pci_lock_rescan_remove(). */
-static int pcierr_rescan_devices(struct pcierr_pe *pe, struct pcierr_held *held)
+static int pcierr_rescan_devices(struct pcierr_pe *pe, struct list_head *held)
 {
 	struct pci_dev *head;
 	struct pci_bus *bus;
@@ -362,7 +352,7 @@ void pcierr_op_remove(struct pcierr_op *op)
 
 void pcierr_op_rescan(struct pcierr_op *op)
 {
-	struct pcierr_held held = { .devs = &held.one, .max = 1 };
+	LIST_HEAD(held);
 	struct pcierr_pe *pe = op->pe;
 	bool disabled;
 
@@ -423,7 +413,7 @@ void pcierr_op_disable(struct pcierr_op *op)
 
 void pcierr_op_enable(struct pcierr_op *op)
 {
-	struct pcierr_held held = { .devs = &held.one, .max = 1 };
+	LIST_HEAD(held);
 	struct pcierr_pe *pe = op->pe;
 	unsigned long flags;
 	bool was;

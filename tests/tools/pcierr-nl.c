@@ -645,72 +645,13 @@ static int on_recover_notification(struct pcierr_ctx *ctx, const struct pcierr_n
 	return -ECANCELED;
 }
 
-#define RECOVER_USAGE "usage: recover PE [--state frozen|normal] [--fundamental] [--timeout SEC] [--pe-id ID]"
-
-static int cmd_recover(int argc, char **argv)
+/* wait for RECOVER op_id's end; print it; the exit status */
+static int recover_wait(struct pcierr_ctx *ctx, uint64_t op_id, int timeout_ms)
 {
-	static const struct option opts[] = {
-		{ "state",       required_argument, NULL, 's' },
-		{ "fundamental", no_argument,       NULL, 'f' },
-		{ "timeout",     required_argument, NULL, 't' },
-		{ "pe-id",       required_argument, NULL, 'i' },
-		{}
-	};
-	enum pcierr_channel_state state = PCIERR_STATE_FROZEN;
-	enum pcierr_reset_type rtype = PCIERR_RESET_HOT;
-	int timeout_ms = (int)(DEFAULT_OP_TIMEOUT_S * 1000), c, r;
-	struct recover_wait w = {};
-	struct pcierr_ctx *ctx = NULL;
-	char pe[PCIERR_ADDR_STRLEN];
-	uint64_t pe_id = 0;
-	int64_t deadline;
+	struct recover_wait w = { .op_id = op_id };
+	int64_t deadline = now_ms() + timeout_ms;
+	int r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			r = pcierr_state_from_string(optarg);
-			if (r != PCIERR_STATE_FROZEN && r != PCIERR_STATE_NORMAL)
-				return usage_bad("--state", optarg);
-			state = (enum pcierr_channel_state)r;
-			break;
-		case 'f':
-			rtype = PCIERR_RESET_FUNDAMENTAL;
-			break;
-		case 't':
-			if (parse_seconds(optarg, &timeout_ms) < 0)
-				return usage_bad("--timeout", optarg);
-			break;
-		case 'i':
-			if (parse_pe_id(optarg, &pe_id) < 0)
-				return usage_bad("--pe-id", optarg);
-			break;
-		default:
-			return usage_msg(RECOVER_USAGE);
-		}
-	}
-	if (argc - optind != 1)
-		return usage_msg(RECOVER_USAGE);
-	if (pcierr_addr_normalize(argv[optind], pe) < 0)
-		return usage_bad("address", argv[optind]);
-
-	if (open_ctx(&ctx))
-		return EXIT_FAILURE;
-	if (!pcierr_events_joined(ctx)) {
-		/* its end would never be heard: no CAP_NET_ADMIN */
-		r = fail(-EPERM, ctx);
-		pcierr_ctx_free(ctx);
-		return r;
-	}
-	pe_id = pe_id_for(ctx, pe, false, pe_id);
-	r = pcierr_recover(ctx, pe, pe_id, state, rtype, &w.op_id);
-	if (r < 0) {
-		r = fail(r, ctx);
-		pcierr_ctx_free(ctx);
-		return r;
-	}
-	printf("op_id=%" PRIu64 "\n", w.op_id);
-	fflush(stdout);
-	deadline = now_ms() + timeout_ms;
 	while (!w.ended && !w.gone) {
 		int64_t d = deadline - now_ms();
 
@@ -721,27 +662,24 @@ static int cmd_recover(int argc, char **argv)
 			continue;
 		if (r > 0)
 			r = pcierr_event_read(ctx, on_recover_notification, &w);
-		if (r < 0 && r != -ECANCELED) {
-			r = fail(r, ctx);
-			pcierr_ctx_free(ctx);
-			return r;
-		}
+		if (r < 0 && r != -ECANCELED)
+			return fail(r, ctx);
 	}
-	pcierr_ctx_free(ctx);
 	if (w.gone) {
 		fprintf(stderr, "%s: %s: kernel module pcierr_shim went away while waiting for "
-			"op_id=%" PRIu64 "\n", PROG, cmd_name, w.op_id);
+			"op_id=%" PRIu64 "\n", PROG, cmd_name, op_id);
 		return EXIT_GONE;
 	}
 	if (!w.ended) {
 		fprintf(stderr, "%s: %s: timed out waiting for op_id=%" PRIu64 "\n",
-			PROG, cmd_name, w.op_id);
+			PROG, cmd_name, op_id);
 		return EXIT_TIMEOUT;
 	}
 	return w.error == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-enum op_kind { OP_REPORT, OP_ENABLE_IO, OP_RESET, OP_REMOVE, OP_RESCAN, OP_DISABLE, OP_ENABLE };
+enum op_kind { OP_REPORT, OP_ENABLE_IO, OP_RESET, OP_REMOVE, OP_RESCAN, OP_DISABLE, OP_ENABLE,
+	       OP_RECOVER };
 
 static int run_op(int argc, char **argv, enum op_kind kind)
 {
@@ -769,13 +707,21 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 		kind == OP_REPORT ? "usage: report PE STEP [--state frozen|perm_failure] [--no-wait] [--timeout SEC]" :
 		kind == OP_RESET ? "usage: reset PE [--fundamental] [--no-wait] [--timeout SEC]" :
 		kind == OP_REMOVE ? "usage: remove PE [--device DEV] [--no-wait] [--timeout SEC]" :
+		kind == OP_RECOVER ? "usage: recover PE [--state frozen|normal] [--fundamental] [--no-wait] [--timeout SEC]" :
 		"usage: COMMAND PE [--no-wait] [--timeout SEC]";
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (kind != OP_REPORT || parse_state_opt(optarg, &state) < 0)
+			if (kind == OP_RECOVER) {
+				/* what error_detected is told */
+				r = pcierr_state_from_string(optarg);
+				if (r != PCIERR_STATE_FROZEN && r != PCIERR_STATE_NORMAL)
+					return usage_bad("--state", optarg);
+				state = (enum pcierr_channel_state)r;
+			} else if (kind != OP_REPORT || parse_state_opt(optarg, &state) < 0) {
 				return usage_msg(usage);
+			}
 			break;
 		case 'n':
 			wait = false;
@@ -785,7 +731,7 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 				return usage_bad("--timeout", optarg);
 			break;
 		case 'f':
-			if (kind != OP_RESET)
+			if (kind != OP_RESET && kind != OP_RECOVER)
 				return usage_msg(usage);
 			rtype = PCIERR_RESET_FUNDAMENTAL;
 			break;
@@ -817,6 +763,12 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 
 	if (open_ctx(&ctx))
 		return EXIT_FAILURE;
+	if (kind == OP_RECOVER && wait && !pcierr_events_joined(ctx)) {
+		/* its end comes as an event: without CAP_NET_ADMIN, never */
+		r = fail(-EPERM, ctx);
+		pcierr_ctx_free(ctx);
+		return r;
+	}
 	pe_id = pe_id_for(ctx, pe, false, pe_id);
 	switch (kind) {
 	case OP_REPORT:
@@ -838,6 +790,9 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 	case OP_DISABLE:
 		r = pcierr_disable(ctx, pe, pe_id, &op_id);
 		break;
+	case OP_RECOVER:
+		r = pcierr_recover(ctx, pe, pe_id, state ?: PCIERR_STATE_FROZEN, rtype, &op_id);
+		break;
 	default:
 		r = pcierr_enable(ctx, pe, pe_id, &op_id);
 		break;
@@ -852,6 +807,11 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 	if (!wait) {
 		pcierr_ctx_free(ctx);
 		return EXIT_SUCCESS;
+	}
+	if (kind == OP_RECOVER) {
+		r = recover_wait(ctx, op_id, timeout_ms);
+		pcierr_ctx_free(ctx);
+		return r;
 	}
 
 	do
@@ -881,6 +841,7 @@ static int run_op(int argc, char **argv, enum op_kind kind)
 }
 
 static int cmd_report(int argc, char **argv)    { return run_op(argc, argv, OP_REPORT); }
+static int cmd_recover(int argc, char **argv)   { return run_op(argc, argv, OP_RECOVER); }
 static int cmd_enable_io(int argc, char **argv) { return run_op(argc, argv, OP_ENABLE_IO); }
 static int cmd_reset(int argc, char **argv)     { return run_op(argc, argv, OP_RESET); }
 static int cmd_remove(int argc, char **argv)    { return run_op(argc, argv, OP_REMOVE); }
@@ -1375,8 +1336,8 @@ static const struct {
 	  "             module goes away. --arm: the listening context arms PE ('armed pe=PE\n"
 	  "             pe_id=ID') and arms it again after each of its recover_done lines" },
 	{ "report",    cmd_report,    "PE STEP [--state S] [--no-wait] [--timeout SEC]: call a recovery callback" },
-	{ "recover",   cmd_recover,   "PE [--state frozen|normal] [--fundamental] [--timeout SEC]: the\n"
-	  "             chained callback recovery; prints its recover_done line" },
+	{ "recover",   cmd_recover,   "PE [--state frozen|normal] [--fundamental] [--no-wait] [--timeout SEC]:\n"
+	  "             the chained callback recovery; prints its recover_done line" },
 	{ "enable-io", cmd_enable_io, "PE [--no-wait] [--timeout SEC]: MMIO on, DMA off" },
 	{ "reset",     cmd_reset,     "PE [--fundamental] [--no-wait] [--timeout SEC]: reset, restore config" },
 	{ "remove",    cmd_remove,    "PE [--device DEV] [--no-wait] [--timeout SEC]: hot-unplug every\n"

@@ -605,65 +605,29 @@ static DEVICE_ATTR_WO(release);
  * The shim's API, resolved at each use: no module dependency, and the shim
  * can be unloaded whenever no storm or check is running.
  */
-static ssize_t storm_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
+/* A storm's count: 1 .. TESTDRV_STORM_MAX */
+static int testdrv_storm_count(const char *buf, unsigned int *n)
 {
-	struct testdrv_dev *td = to_td(dev);
-	typeof(&pcierr_report_failure) report;
-	unsigned long flags;
-	unsigned int n, i, failed = 0;
-	int ret, first_err = 0;
+	int ret = kstrtouint(buf, 0, n);
 
-	ret = kstrtouint(buf, 0, &n);
 	if (ret)
 		return ret;
-	if (!n || n > TESTDRV_STORM_MAX)
-		return -ERANGE;
-	report = symbol_get(pcierr_report_failure);
-	if (!report)
-		return -ENODEV;
-
-	spin_lock_irqsave(&td->storm_lock, flags);
-	for (i = 0; i < n; i++) {
-		ret = report(td->pdev, pci_channel_io_frozen, 0,
-			     PCIERR_SOURCE_DRIVER);
-		if (ret) {
-			failed++;
-			if (!first_err)
-				first_err = ret;
-		}
-	}
-	spin_unlock_irqrestore(&td->storm_lock, flags);
-	symbol_put(pcierr_report_failure);
-
-	dev_info(dev, "storm: %u failures reported, %u refused\n", n - failed,
-		 failed);
-	return first_err ? first_err : count;
+	return !*n || *n > TESTDRV_STORM_MAX ? -ERANGE : 0;
 }
-static DEVICE_ATTR_WO(storm);
 
-/* storm_irq: reports from an hrtimer's expiry, a hard interrupt */
-#define TESTDRV_IRQ_BATCH	250
-#define TESTDRV_IRQ_GAP_NS	(20 * NSEC_PER_USEC)
-
-struct testdrv_irq_storm {
-	struct hrtimer timer;
+/* The reports of a storm, in whatever context the caller is in */
+struct testdrv_storm {
 	struct pci_dev *pdev;
 	typeof(&pcierr_report_failure) report;
-	unsigned int left, failed, outside_irq;
+	unsigned int failed;
 	int first_err;
-	struct completion done;
 };
 
-static enum hrtimer_restart testdrv_irq_storm_fire(struct hrtimer *t)
+static void testdrv_storm_report(struct testdrv_storm *st, unsigned int n)
 {
-	struct testdrv_irq_storm *st =
-		container_of(t, struct testdrv_irq_storm, timer);
-	unsigned int i, n = min_t(unsigned int, st->left, TESTDRV_IRQ_BATCH);
+	unsigned int i;
 	int ret;
 
-	if (!in_hardirq())
-		st->outside_irq += n;
 	for (i = 0; i < n; i++) {
 		ret = st->report(st->pdev, pci_channel_io_frozen, 0,
 				 PCIERR_SOURCE_DRIVER);
@@ -673,6 +637,55 @@ static enum hrtimer_restart testdrv_irq_storm_fire(struct hrtimer *t)
 				st->first_err = ret;
 		}
 	}
+}
+
+static ssize_t storm_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	struct testdrv_storm st = { .pdev = td->pdev };
+	unsigned long flags;
+	unsigned int n;
+	int ret;
+
+	ret = testdrv_storm_count(buf, &n);
+	if (ret)
+		return ret;
+	st.report = symbol_get(pcierr_report_failure);
+	if (!st.report)
+		return -ENODEV;
+
+	spin_lock_irqsave(&td->storm_lock, flags);
+	testdrv_storm_report(&st, n);
+	spin_unlock_irqrestore(&td->storm_lock, flags);
+	symbol_put(pcierr_report_failure);
+
+	dev_info(dev, "storm: %u failures reported, %u refused\n",
+		 n - st.failed, st.failed);
+	return st.first_err ? st.first_err : count;
+}
+static DEVICE_ATTR_WO(storm);
+
+/* storm_irq: reports from an hrtimer's expiry, a hard interrupt */
+#define TESTDRV_IRQ_BATCH	250
+#define TESTDRV_IRQ_GAP_NS	(20 * NSEC_PER_USEC)
+
+struct testdrv_irq_storm {
+	struct hrtimer timer;
+	struct testdrv_storm reports;
+	unsigned int left, outside_irq;
+	struct completion done;
+};
+
+static enum hrtimer_restart testdrv_irq_storm_fire(struct hrtimer *t)
+{
+	struct testdrv_irq_storm *st =
+		container_of(t, struct testdrv_irq_storm, timer);
+	unsigned int n = min_t(unsigned int, st->left, TESTDRV_IRQ_BATCH);
+
+	if (!in_hardirq())
+		st->outside_irq += n;
+	testdrv_storm_report(&st->reports, n);
 	st->left -= n;
 	if (!st->left) {
 		complete(&st->done);
@@ -687,38 +700,37 @@ static ssize_t storm_irq_store(struct device *dev,
 			       size_t count)
 {
 	struct testdrv_dev *td = to_td(dev);
-	struct testdrv_irq_storm st = { .pdev = td->pdev };
+	struct testdrv_irq_storm irq = { .reports.pdev = td->pdev };
 	unsigned int n;
 	int ret;
 
-	ret = kstrtouint(buf, 0, &n);
+	ret = testdrv_storm_count(buf, &n);
 	if (ret)
 		return ret;
-	if (!n || n > TESTDRV_STORM_MAX)
-		return -ERANGE;
-	st.report = symbol_get(pcierr_report_failure);
-	if (!st.report)
+	irq.reports.report = symbol_get(pcierr_report_failure);
+	if (!irq.reports.report)
 		return -ENODEV;
-	st.left = n;
-	init_completion(&st.done);
-	hrtimer_init_on_stack(&st.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	st.timer.function = testdrv_irq_storm_fire;
-	hrtimer_start(&st.timer, ns_to_ktime(TESTDRV_IRQ_GAP_NS),
+	irq.left = n;
+	init_completion(&irq.done);
+	hrtimer_init_on_stack(&irq.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	irq.timer.function = testdrv_irq_storm_fire;
+	hrtimer_start(&irq.timer, ns_to_ktime(TESTDRV_IRQ_GAP_NS),
 		      HRTIMER_MODE_REL_HARD);
-	if (!wait_for_completion_timeout(&st.done, 30 * HZ))
+	if (!wait_for_completion_timeout(&irq.done, 30 * HZ))
 		ret = -ETIMEDOUT;
-	/* waits for an expiry still running: st is ours again after it */
-	hrtimer_cancel(&st.timer);
-	destroy_hrtimer_on_stack(&st.timer);
+	/* waits for an expiry still running: irq is ours again after it */
+	hrtimer_cancel(&irq.timer);
+	destroy_hrtimer_on_stack(&irq.timer);
 	symbol_put(pcierr_report_failure);
 
 	dev_info(dev, "storm_irq: %u failures reported from hard interrupts, %u refused, %u outside one, %u not sent\n",
-		 n - st.left - st.failed, st.failed, st.outside_irq, st.left);
+		 n - irq.left - irq.reports.failed, irq.reports.failed,
+		 irq.outside_irq, irq.left);
 	if (ret)
 		return ret;
-	if (st.outside_irq)
+	if (irq.outside_irq)
 		return -EXDEV;
-	return st.first_err ? st.first_err : count;
+	return irq.reports.first_err ? irq.reports.first_err : count;
 }
 static DEVICE_ATTR_WO(storm_irq);
 
