@@ -31,8 +31,12 @@ BASHCOMPDIR    ?= $(DATADIR)/bash-completion/completions
 DKMSSRCDIR     ?= /usr/src
 
 # The module builds against the Debian kernel the test VM boots (the host
-# kernel here has neither modules nor headers). Override with KDIR=.
-KVER    ?= $(shell scripts/vm-kernel-version 2>/dev/null)
+# kernel here has neither modules nor headers): the newest installed one of
+# the series KSERIES (Debian 12's 6.1 unless told), never just "the newest
+# kernel", which a 6.12 headers install would silently change. Override with
+# KSERIES=6.12, KVER=<version> or KDIR=.
+KSERIES ?= 6.1
+KVER    ?= $(shell scripts/vm-kernel-version $(KSERIES) 2>/dev/null)
 KDIR    ?= /lib/modules/$(KVER)/build
 
 CC      ?= cc
