@@ -54,10 +54,6 @@ static int method_inject(sd_bus_message *message, void *userdata,
 	uint64_t seq = 0;
 	int r;
 
-	r = bus_verify_polkit_async(message, PCIERR_POLKIT_INJECT, error);
-	if (r != 0)
-		return r;
-
 	r = sd_bus_message_read(message, "ssu", &addr, &state_str, &ms);
 	if (r < 0)
 		return r;
@@ -73,6 +69,11 @@ static int method_inject(sd_bus_message *message, void *userdata,
 					 "Invalid state '%s': expected 'frozen' or 'perm_failure'",
 					 bus_quote(state_str, q));
 
+	r = bus_verify_polkit_async(message, PCIERR_POLKIT_INJECT,
+				    POLKIT_DETAILS("address", norm, "verb", "inject"), error);
+	if (r != 0)
+		return r;
+
 	r = manager_inject(m, norm, state, ms, &seq, msg, sizeof(msg));
 	if (r < 0)
 		return bus_error_from_errno(error, r, msg, norm);
@@ -87,10 +88,6 @@ static int method_reset(sd_bus_message *message, void *userdata,
 	char norm[PCIERR_ADDR_MAX], msg[256] = "", q[BUS_QUOTE_BYTES + 4];
 	enum pcierr_reset_type type;
 	int r;
-
-	r = bus_verify_polkit_async(message, PCIERR_POLKIT_RESET, error);
-	if (r != 0)
-		return r;
 
 	r = sd_bus_message_read(message, "ss", &addr, &type_str);
 	if (r < 0)
@@ -109,6 +106,11 @@ static int method_reset(sd_bus_message *message, void *userdata,
 		type = (enum pcierr_reset_type)r;
 	}
 
+	r = bus_verify_polkit_async(message, PCIERR_POLKIT_RESET,
+				    POLKIT_DETAILS("address", norm, "verb", "reset"), error);
+	if (r != 0)
+		return r;
+
 	r = recovery_reset(m, norm, type, msg, sizeof(msg));
 	if (r < 0)
 		return bus_error_from_errno(error, r, msg, norm);
@@ -119,22 +121,23 @@ typedef int (*address_method_fn)(struct manager *m, const char *addr,
 				 char *msg, size_t msg_size);
 
 static int method_on_address(sd_bus_message *message, struct manager *m,
-			     const char *action, address_method_fn fn,
-			     sd_bus_error *error)
+			     const char *action, const char *verb,
+			     address_method_fn fn, sd_bus_error *error)
 {
 	const char *addr;
 	char norm[PCIERR_ADDR_MAX], msg[256] = "";
 	int r;
-
-	r = bus_verify_polkit_async(message, action, error);
-	if (r != 0)
-		return r;
 
 	r = sd_bus_message_read(message, "s", &addr);
 	if (r < 0)
 		return r;
 	r = bus_parse_address(addr, norm, error);
 	if (r < 0)
+		return r;
+
+	r = bus_verify_polkit_async(message, action,
+				    POLKIT_DETAILS("address", norm, "verb", verb), error);
+	if (r != 0)
 		return r;
 
 	r = fn(m, norm, msg, sizeof(msg));
@@ -146,7 +149,7 @@ static int method_on_address(sd_bus_message *message, struct manager *m,
 static int method_enable(sd_bus_message *message, void *userdata,
 			 sd_bus_error *error)
 {
-	return method_on_address(message, userdata, PCIERR_POLKIT_ENABLE,
+	return method_on_address(message, userdata, PCIERR_POLKIT_ENABLE, "enable",
 				 recovery_enable, error);
 }
 
@@ -154,7 +157,7 @@ static int method_clear_freeze_count(sd_bus_message *message, void *userdata,
 				     sd_bus_error *error)
 {
 	return method_on_address(message, userdata, PCIERR_POLKIT_CLEAR_FREEZE_COUNT,
-				 manager_clear_freeze_count, error);
+				 "clear-freeze-count", manager_clear_freeze_count, error);
 }
 
 /* GetDevice and GetSlot: the object path of what the address names */

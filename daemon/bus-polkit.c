@@ -35,6 +35,15 @@ static const struct {
 	{ PCIERR_POLKIT_CLEAR_FREEZE_COUNT, "clear freeze counts" },
 };
 
+/*
+ * Pending questions are bounded (review U8): a caller that sends calls
+ * faster than polkit answers holds one message each here. Past the bound
+ * a call is refused at once; the list stays short enough for a linear
+ * lookup.
+ */
+#define QUERIES_MAX		256
+#define QUERIES_PER_SENDER	16
+
 struct query {
 	struct query *next;
 	sd_bus_message *request;	/* the method call, referenced */
@@ -46,6 +55,7 @@ struct query {
 };
 
 static struct query *queries;
+static unsigned int n_queries;
 
 /*
  * polkit found absent (not installed, not running, cannot be started):
@@ -93,6 +103,7 @@ static struct query *query_take(sd_bus_message *call)
 
 			*p = q->next;
 			q->next = NULL;
+			n_queries--;
 			return q;
 		}
 	return NULL;
@@ -106,6 +117,31 @@ void bus_polkit_flush(void)
 		queries = q->next;
 		query_free(q);
 	}
+	n_queries = 0;
+}
+
+static void query_add(struct query *q)
+{
+	q->next = queries;
+	queries = q;
+	n_queries++;
+}
+
+/* Pending questions for this sender: 0, or -EBUSY past a bound */
+static int query_room(sd_bus_message *call)
+{
+	const char *sender = sd_bus_message_get_sender(call);
+	unsigned int mine = 0;
+
+	if (n_queries >= QUERIES_MAX)
+		return -EBUSY;
+	for (const struct query *q = queries; q; q = q->next) {
+		const char *s = sd_bus_message_get_sender(q->request);
+
+		if (sender && s && strcmp(sender, s) == 0 && ++mine >= QUERIES_PER_SENDER)
+			return -EBUSY;
+	}
+	return 0;
 }
 
 /*
@@ -209,7 +245,7 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata,
 }
 
 static int new_check_authorization(sd_bus_message *call, const char *action,
-				   sd_bus_message **ret)
+				   const char *const *details, sd_bus_message **ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	const char *sender = sd_bus_message_get_sender(call);
@@ -231,8 +267,24 @@ static int new_check_authorization(sd_bus_message *call, const char *action,
 				  sender, action);
 	if (r < 0)
 		return r;
-	/* no details; flags; no cancellation id */
-	r = sd_bus_message_append(m, "a{ss}us", 0, flags, "");
+	/*
+	 * details: what the call would act on (the device's address, the
+	 * verb), so that a rules file can allow one group one device only
+	 * (docs/dbus.md "Authorisation"), as systemd passes "unit" and "verb"
+	 */
+	r = sd_bus_message_open_container(m, 'a', "{ss}");
+	if (r < 0)
+		return r;
+	for (size_t i = 0; details && details[i] && details[i + 1]; i += 2) {
+		r = sd_bus_message_append(m, "{ss}", details[i], details[i + 1]);
+		if (r < 0)
+			return r;
+	}
+	r = sd_bus_message_close_container(m);
+	if (r < 0)
+		return r;
+	/* flags; no cancellation id */
+	r = sd_bus_message_append(m, "us", flags, "");
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(m);
@@ -240,7 +292,7 @@ static int new_check_authorization(sd_bus_message *call, const char *action,
 }
 
 int bus_verify_polkit_async(sd_bus_message *call, const char *action,
-			    sd_bus_error *error)
+			    const char *const *details, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *ask = NULL;
 	struct query *q;
@@ -254,8 +306,7 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action,
 	if (q) {
 		if (!q->done) {
 			/* dispatched again before the answer: keep waiting */
-			q->next = queries;
-			queries = q;
+			query_add(q);
 			return 1;
 		}
 		r = q->result;
@@ -276,7 +327,11 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action,
 	if (polkit_absent_until != 0 && now_mono_usec() < polkit_absent_until)
 		return refuse_root_only(error, action, "polkitd is not installed or not running");
 
-	r = new_check_authorization(call, action, &ask);
+	if (query_room(call) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "Too many calls waiting for polkit's answer; try again when they are answered.");
+
+	r = new_check_authorization(call, action, details, &ask);
 	if (r < 0)
 		return refuse_root_only(error, action, strerror(-r));
 
@@ -293,8 +348,7 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action,
 		query_free(q);
 		return refuse_root_only(error, action, strerror(-r));
 	}
-	q->next = queries;
-	queries = q;
+	query_add(q);
 	bus_polkit_asked++;
 	return 1;
 }

@@ -5,9 +5,16 @@
  *
  * A method that changes something starts with
  *
- *	r = bus_verify_polkit_async(message, PCIERR_POLKIT_INJECT, error);
+ *	r = bus_verify_polkit_async(message, PCIERR_POLKIT_INJECT, details, error);
  *	if (r != 0)
  *		return r;
+ *
+ * after it has validated its arguments (a caller is never asked for a
+ * password for a call that would be refused as malformed anyway).
+ * details is NULL or a NULL-terminated list of key, value strings passed
+ * to polkit as the question's details: pcierrd passes "address" (the
+ * normalised PCI address) and "verb" (inject, reset, enable,
+ * clear-freeze-count), so a rules file can decide per device.
  *
  * and bus_verify_polkit_async() answers
  *   0    authorised: go on. The caller's effective uid is root (the bus
@@ -30,8 +37,10 @@
  *          unless --no-ask-password). The flag is passed on to polkit as
  *          AllowUserInteraction.
  *
- * Pending questions are kept in a list of this module (one per message);
- * bus_polkit_flush() drops them (call it before closing the bus).
+ * Pending questions are kept in a list of this module (one per message),
+ * at most 256, at most 16 per sender: beyond, a call is refused with
+ * org.freedesktop.DBus.Error.LimitsExceeded; bus_polkit_flush() drops them
+ * (call it before closing the bus).
  */
 #ifndef PCIERRD_BUS_POLKIT_H
 #define PCIERRD_BUS_POLKIT_H
@@ -44,8 +53,11 @@
 #define PCIERR_POLKIT_ENABLE		"org.pcierr1.enable"
 #define PCIERR_POLKIT_CLEAR_FREEZE_COUNT "org.pcierr1.clear-freeze-count"
 
+/* details for bus_verify_polkit_async(): key, value, ..., a compound literal */
+#define POLKIT_DETAILS(...) ((const char *const[]) { __VA_ARGS__, NULL })
+
 int bus_verify_polkit_async(sd_bus_message *call, const char *action,
-			    sd_bus_error *error);
+			    const char *const *details, sd_bus_error *error);
 
 /* Forget every pending question (their replies are never sent) */
 void bus_polkit_flush(void);

@@ -40,37 +40,6 @@ int bus_parse_address(const char *s, char ret[PCIERR_ADDR_MAX],
 	return 0;
 }
 
-int bus_check_uid(uid_t euid, const char *action, sd_bus_error *error)
-{
-	if (euid == bus_privileged_uid)
-		return 0;
-	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-				 "Only root may %s.", action);
-}
-
-int bus_check_caller(sd_bus_message *message, const char *action,
-		     sd_bus_error *error)
-{
-	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-	uid_t euid;
-	int r;
-
-	/* On dbus-daemon the euid is the bus's UnixUserID of the sender's
-	 * connection (SO_PEERCRED when it connected), not read from /proc:
-	 * AUGMENT only fills in what the bus does not tell. */
-	r = sd_bus_query_sender_creds(message,
-				      SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT,
-				      &creds);
-	if (r < 0)
-		return r;
-	r = sd_bus_creds_get_euid(creds, &euid);
-	if (r < 0)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-					 "Only root may %s (the caller's user is unknown).",
-					 action);
-	return bus_check_uid(euid, action, error);
-}
-
 int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
 			 const char *what)
 {

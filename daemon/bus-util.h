@@ -44,18 +44,7 @@ int bus_parse_address(const char *s, char ret[PCIERR_ADDR_MAX],
 		      sd_bus_error *error);
 
 /*
- * May a caller of this effective uid change something? 0 when uid is the
- * privileged one (root), else AccessDenied "Only root may <action>." and
- * its negative errno.
- */
-int bus_check_uid(uid_t euid, const char *action, sd_bus_error *error);
-
-/* The same for the sender of message (its euid, as the bus tells it) */
-int bus_check_caller(sd_bus_message *message, const char *action,
-		     sd_bus_error *error);
-
-/*
- * The uid bus_check_uid() accepts: 0. Only the unit tests change it, to
+ * The uid treated as root by bus-polkit.c: 0. Only the unit tests change it, to
  * exercise both the refused and the accepted path whoever runs them.
  */
 extern uid_t bus_privileged_uid;

@@ -42,8 +42,11 @@ static struct {
 	unsigned calls;
 	char subject_kind[64], subject_name[64], action[64];
 	uint32_t flags;
+	char details[256];		/* "key=value;" for each detail */
 	bool hold;			/* keep the call, answer later */
-	sd_bus_message *held;
+	sd_bus_message *held;		/* the last call kept */
+	sd_bus_message *kept[32];	/* every call kept (hold) */
+	unsigned n_kept;
 	bool authorized, challenge;
 	const char *error;		/* answer with this error instead */
 } pk;
@@ -52,7 +55,8 @@ static unsigned done_calls;		/* the daemon's method ran to the end */
 
 static int pk_check(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-	const char *kind, *key, *name, *action, *cancel;
+	const char *kind, *key, *name, *action, *cancel, *k, *v;
+	size_t len = 0;
 	int r;
 
 	pk.calls++;
@@ -62,14 +66,21 @@ static int pk_check(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	ck_assert_str_eq(key, "name");
 	ck_assert_int_ge(sd_bus_message_exit_container(m), 0);
 	ck_assert_int_ge(sd_bus_message_read(m, "s", &action), 0);
-	ck_assert_int_ge(sd_bus_message_read(m, "a{ss}", 0), 0);
+	pk.details[0] = '\0';
+	ck_assert_int_ge(sd_bus_message_enter_container(m, 'a', "{ss}"), 0);
+	while ((r = sd_bus_message_read(m, "{ss}", &k, &v)) > 0)
+		len += (size_t)snprintf(pk.details + len, sizeof(pk.details) - len, "%s=%s;", k, v);
+	ck_assert_int_ge(r, 0);
+	ck_assert_int_ge(sd_bus_message_exit_container(m), 0);
 	ck_assert_int_ge(sd_bus_message_read(m, "us", &pk.flags, &cancel), 0);
 	snprintf(pk.subject_kind, sizeof(pk.subject_kind), "%s", kind);
 	snprintf(pk.subject_name, sizeof(pk.subject_name), "%s", name);
 	snprintf(pk.action, sizeof(pk.action), "%s", action);
 
 	if (pk.hold) {
-		pk.held = sd_bus_message_ref(m);
+		ck_assert_uint_lt(pk.n_kept, ELEMENTSOF(pk.kept));
+		pk.kept[pk.n_kept++] = sd_bus_message_ref(m);
+		pk.held = m;
 		return 1;
 	}
 	if (pk.error)
@@ -88,7 +99,9 @@ static const sd_bus_vtable pk_vtable[] = {
 /* the daemon side: Do is authorised as org.pcierr1.inject, Ping is not */
 static int method_do(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-	int r = bus_verify_polkit_async(m, PCIERR_POLKIT_INJECT, error);
+	int r = bus_verify_polkit_async(m, PCIERR_POLKIT_INJECT,
+					POLKIT_DETAILS("address", "0000:01:00.0", "verb", "inject"),
+					error);
 
 	if (r != 0)
 		return r;
@@ -192,7 +205,9 @@ static void teardown(void)
 	char p[128];
 
 	bus_polkit_flush();
-	sd_bus_message_unref(pk.held);
+	for (unsigned i = 0; i < pk.n_kept; i++)
+		sd_bus_message_unref(pk.kept[i]);
+	pk.n_kept = 0;
 	pk.held = NULL;
 	server_slot = sd_bus_slot_unref(server_slot);
 	authority_slot = sd_bus_slot_unref(authority_slot);
@@ -298,6 +313,8 @@ START_TEST(test_polkit_yes)
 	ck_assert_int_ge(sd_bus_get_unique_name(client, &me), 0);
 	ck_assert_str_eq(pk.subject_name, me);
 	ck_assert_uint_eq(pk.flags, 0);		/* the caller allowed no interaction */
+	/* what the call acts on, for a rules file (docs/dbus.md) */
+	ck_assert_str_eq(pk.details, "address=0000:01:00.0;verb=inject;");
 }
 END_TEST
 
@@ -417,7 +434,6 @@ START_TEST(test_async)
 
 	/* polkit says yes: the held call runs */
 	ck_assert_int_ge(sd_bus_reply_method_return(pk.held, "(bba{ss})", 1, 0, 0), 0);
-	pk.held = sd_bus_message_unref(pk.held);
 	run_until(&c1.done);
 	ck_assert_msg(!sd_bus_error_is_set(&c1.error), "refused: %s", c1.error.message);
 	ck_assert_uint_eq(done_calls, 1);
@@ -444,6 +460,38 @@ START_TEST(test_flush_pending)
 }
 END_TEST
 
+/* one sender's pending questions are bounded: the 17th is refused at once */
+START_TEST(test_pending_bounded)
+{
+	sd_bus_slot *slots[17] = { NULL };
+	struct call c[17];
+	const char *dest;
+
+	own_polkit_name();
+	pk.hold = true;
+	ck_assert_int_ge(sd_bus_get_unique_name(server, &dest), 0);
+	for (unsigned i = 0; i < ELEMENTSOF(c); i++) {
+		c[i] = (struct call) { .error = SD_BUS_ERROR_NULL };
+		ck_assert_int_ge(sd_bus_call_method_async(client, &slots[i], dest, "/t", "t.T",
+							  "Do", call_done, &c[i], NULL), 0);
+	}
+	run_until(&c[16].done);
+	assert_refused(&c[16], SD_BUS_ERROR_LIMITS_EXCEEDED, "Too many calls");
+	while (pk.n_kept < 16)
+		ck_assert_int_ge(sd_event_run(event, 100000), 0);
+	ck_assert_uint_eq(pk.calls, 16);
+	for (unsigned i = 0; i < 16; i++)
+		ck_assert(!c[i].done);
+	/* answered: room again */
+	ck_assert_int_ge(sd_bus_reply_method_return(pk.kept[0], "(bba{ss})", 1, 0, 0), 0);
+	run_until(&c[0].done);
+	ck_assert(!sd_bus_error_is_set(&c[0].error));
+	ck_assert_uint_eq(done_calls, 1);
+	for (unsigned i = 0; i < ELEMENTSOF(slots); i++)
+		sd_bus_slot_unref(slots[i]);
+}
+END_TEST
+
 Suite *suite_polkit(void)
 {
 	Suite *s = suite_create("polkit");
@@ -459,6 +507,7 @@ Suite *suite_polkit(void)
 	tcase_add_test(tc, test_polkit_fails);
 	tcase_add_test(tc, test_async);
 	tcase_add_test(tc, test_flush_pending);
+	tcase_add_test(tc, test_pending_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,10 @@
 #   - root: allowed (pcierrd does not ask polkit for root: the unit suite
 #     "polkit" checks that).
 #   Nothing refused changed anything (the freeze count, the slot).
+#   Then docs/dbus.md's example rule (group pcierr-ops may reset one
+#   address, read from the question's details): games (uid 5), in the
+#   group, resets that device; resetting another device, or clearing, is
+#   refused; bin, not in the group, is refused.
 # shellcheck source=tests/vm/systemd-scenarios/common.sh
 . "$(dirname "$0")/common.sh"
 PE=$RP_E1000E
@@ -106,6 +110,33 @@ expect "clear as nobody: stderr" "$err" ""
 expect_prop dev "$DEV" FreezeCount 0
 ok "nobody cleared the freeze count of $DEV (polkit said yes)"
 expect_prop slot "$PE" State normal
+
+# The example of docs/dbus.md: one group may reset one device only. The
+# question carries the address and the verb as details (review U10).
+groupadd -f pcierr-ops && usermod -a -G pcierr-ops games ||
+	fail "cannot make user games (uid 5) a member of group pcierr-ops"
+OPS_RULES=/etc/polkit-1/rules.d/50-pcierr-ops.rules
+# the rule as docs/dbus.md shows it (the js block after its marker)
+sed -n '/<!-- polkit-example: reset one device -->/,/^  ```$/p' "$PCIERR_TREE/docs/dbus.md" |
+	sed -e '1,2d' -e '$d' -e 's/^  //' -e "s/0000:3b:00.0/$TESTDEV_A/" > "$OPS_RULES"
+grep -q "\"$TESTDEV_A\"" "$OPS_RULES" || fail "the example rule was not found in docs/dbus.md"
+sed 's/^/  rule| /' "$OPS_RULES"
+run systemctl restart polkit.service
+expect "systemctl restart polkit exit status" "$rc" 0
+uctl 5 reset "$TESTDEV_A"
+expect "reset $TESTDEV_A as games (group pcierr-ops): exit status" "$rc" 0
+ok "group pcierr-ops reset $TESTDEV_A (the rule's device)"
+uctl 5 reset "$DEV"
+expect "reset $DEV as games: exit status" "$rc" 1
+case "$err" in
+*"authentication is required to reset slots"*) ok "group pcierr-ops may not reset $DEV (another device)" ;;
+*) fail "reset of $DEV as games: unexpected stderr: $err" ;;
+esac
+uctl 5 clear "$TESTDEV_A"
+expect "clear $TESTDEV_A as games: exit status" "$rc" 1
+uctl 2 reset "$TESTDEV_A"
+expect "reset $TESTDEV_A as bin (not in the group): exit status" "$rc" 1
+rm -f "$OPS_RULES"
 
 # root: allowed without asking polkit
 uctl 0 clear "$DEV"
