@@ -282,9 +282,13 @@ static int run(int argc, char *argv[])
 			return 1;
 		}
 	}
-	r = pcierrd_start(m);
-	if (r < 0)
-		return 1;
+	/*
+	 * The name first, then the start-up resync (review U9): the resync
+	 * may take up a frozen PE, and its signals must come from
+	 * org.pcierr1, or a client matching on that sender never sees them.
+	 * Calls that arrive meanwhile wait in the socket until the loop runs.
+	 * And a second pcierrd fails here, before it acts on any PE.
+	 */
 	if (m->bus) {
 		r = bus_request_name(m);
 		if (r < 0) {
@@ -292,6 +296,9 @@ static int run(int argc, char *argv[])
 			return 1;
 		}
 	}
+	r = pcierrd_start(m);
+	if (r < 0)
+		return 1;
 
 	log_info("pcierrd %s started (%zu slots).", PCIERR_VERSION, m->n_slots);
 	sd_notifyf(false, "READY=1\nSTATUS=%s", m->kernel_connected ?

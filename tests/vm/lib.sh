@@ -597,9 +597,9 @@ SIG_MARK=1
 
 sig_start() {
 	_seq=$((_seq + 1))
-	echo "+ busctl --system monitor --json=short --match interface=org.pcierr1.Manager > $SIG_FILE &"
+	echo "+ busctl --system monitor --json=short --match sender=org.pcierr1,interface=org.pcierr1.Manager > $SIG_FILE &"
 	busctl --system monitor --json=short \
-		--match "type='signal',interface='org.pcierr1.Manager'" \
+		--match "type='signal',sender='org.pcierr1',interface='org.pcierr1.Manager'" \
 		--match "type='signal',interface='org.pcierr1.Test'" \
 		> "$SIG_FILE" 2> "$SIG_FILE.err" &
 	SIG_PID=$!
