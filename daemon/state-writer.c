@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* pcierrd: the state writer thread (state-writer.h) */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -15,6 +16,18 @@
 
 /* retention runs after this many history entries */
 #define PRUNE_EVERY	256
+
+/*
+ * History rows waiting for the disk (review U7): beyond, new rows are
+ * dropped and counted. Freeze records and disabled marks are never
+ * dropped: they are keyed (one pending write per identity and table), so
+ * their queue is bounded by the identities touched, not by the events.
+ */
+#define HISTORY_QUEUE_MAX	4096
+
+/* a failed transaction is tried again after 1 s, 2 s, ... 30 s */
+#define RETRY_FIRST_MSEC	1000
+#define RETRY_MAX_MSEC		30000
 
 enum job_type {
 	JOB_SAVE_FREEZE,
@@ -42,9 +55,11 @@ struct job {
 struct state_writer {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t work;		/* a job queued, or stop */
-	pthread_cond_t done;		/* a batch finished */
-	struct job *head, **tail;
+	pthread_cond_t work;		/* a job queued, or stop (CLOCK_MONOTONIC) */
+	pthread_cond_t done;		/* a batch finished (CLOCK_MONOTONIC) */
+	struct job *head, **tail;	/* freeze records and marks, keyed */
+	struct job *hhead, **htail;	/* history rows, at most HISTORY_QUEUE_MAX */
+	unsigned int n_history;
 	struct job *busy;		/* the batch being committed */
 	uint64_t seq_queued;		/* jobs queued ever */
 	uint64_t seq_done;		/* jobs finished ever */
@@ -66,6 +81,31 @@ static void job_free(struct job *j)
 	free(j->result);
 	free(j->results);
 	free(j);
+}
+
+/* the table a job writes: two jobs of one key and class, the later wins */
+static int job_class(const struct job *j)
+{
+	switch (j->type) {
+	case JOB_SAVE_FREEZE:
+	case JOB_CLEAR_FREEZE:
+		return 1;
+	case JOB_DISABLE:
+	case JOB_ENABLE:
+		return 2;
+	case JOB_HISTORY:
+		break;
+	}
+	return 0;
+}
+
+/* the pending (not yet taken) job of key and class, under the lock */
+static struct job *pending_of(struct state_writer *w, const char *key, int class)
+{
+	for (struct job *j = w->head; j; j = j->next)
+		if (job_class(j) == class && strcmp(j->key, key) == 0)
+			return j;
+	return NULL;
 }
 
 static int run_job(struct pcierr_state *db, struct job *j)
@@ -101,8 +141,14 @@ static pcierr_usec_t realtime_usec(void)
 	return (pcierr_usec_t)ts.tv_sec * PCIERR_USEC_PER_SEC + (pcierr_usec_t)ts.tv_nsec / 1000;
 }
 
-static void commit_batch(struct state_writer *w, struct job *batch, uint64_t *ok,
-			 uint64_t *failed, uint64_t *history)
+/*
+ * One transaction for the batch. < 0 when the transaction itself could not
+ * begin or commit (a locked or failing disk): nothing of it is written and
+ * the caller queues its records again. A single write that fails inside a
+ * committed transaction is counted in *failed and not retried.
+ */
+static int commit_batch(struct state_writer *w, struct job *batch, uint64_t *ok,
+			uint64_t *failed, uint64_t *history)
 {
 	bool full = false;
 	int r;
@@ -115,8 +161,7 @@ static void commit_batch(struct state_writer *w, struct job *batch, uint64_t *ok
 	(void)pcierr_state_set_synchronous(w->db, full);
 	r = pcierr_state_begin(w->db);
 	if (r < 0)
-		log_error_errno(r, "Failed to begin a state transaction: %s",
-				pcierr_state_errmsg(w->db));
+		return r;
 	for (struct job *j = batch; j; j = j->next) {
 		int k = run_job(w->db, j);
 
@@ -128,15 +173,75 @@ static void commit_batch(struct state_writer *w, struct job *batch, uint64_t *ok
 		} else
 			(*ok)++;
 	}
-	if (r >= 0) {
-		r = pcierr_state_commit(w->db);
-		if (r < 0) {
-			log_error_errno(r, "Failed to commit the state: %s",
-					pcierr_state_errmsg(w->db));
-			*failed += *ok;
-			*ok = 0;
+	r = pcierr_state_commit(w->db);
+	if (r < 0) {
+		(void)pcierr_state_rollback(w->db);
+		*failed = 0;
+		*ok = 0;
+		return r;
+	}
+	return 0;
+}
+
+/*
+ * A batch whose transaction failed goes back to the front of the queues,
+ * unless a later write of the same key and table is already queued (that
+ * one wins) or there is no room for a history row: those are finished
+ * here (*dropped). Under the lock.
+ */
+static void requeue(struct state_writer *w, struct job *batch, uint64_t *dropped)
+{
+	struct job *state = NULL, **st = &state, *hist = NULL, **ht = &hist;
+
+	while (batch) {
+		struct job *j = batch;
+
+		batch = j->next;
+		j->next = NULL;
+		if (j->type == JOB_HISTORY) {
+			if (w->n_history >= HISTORY_QUEUE_MAX) {
+				w->stats.history_dropped++;
+				(*dropped)++;
+				job_free(j);
+				continue;
+			}
+			w->n_history++;
+			*ht = j;
+			ht = &j->next;
+		} else if (pending_of(w, j->key, job_class(j))) {
+			(*dropped)++;
+			job_free(j);
+		} else {
+			*st = j;
+			st = &j->next;
 		}
 	}
+	if (state) {
+		*st = w->head;
+		if (!w->head)
+			w->tail = st;
+		w->head = state;
+	}
+	if (hist) {
+		*ht = w->hhead;
+		if (!w->hhead)
+			w->htail = ht;
+		w->hhead = hist;
+	}
+}
+
+static struct timespec deadline_in(uint64_t usec)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += (time_t)(usec / 1000000);
+	t.tv_nsec += (long)(usec % 1000000) * 1000;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
 }
 
 static void *worker(void *userdata)
@@ -147,25 +252,81 @@ static void *worker(void *userdata)
 	 * SCHED_IDLE: under a saturated CPU the writes must still get done */
 	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 
+	unsigned int retry_msec = 0;
+	uint64_t failures = 0;
+
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct job *batch;
-		uint64_t n = 0, ok = 0, failed = 0, history = 0;
-		int pruned = 0;
+		uint64_t n = 0, ok = 0, failed = 0, history = 0, dropped = 0;
+		int pruned = 0, r;
 
-		while (!w->head && !w->stop)
+		while (!w->head && !w->hhead && !w->stop)
 			pthread_cond_wait(&w->work, &w->lock);
-		if (!w->head && w->stop)
+		if (!w->head && !w->hhead && w->stop)
 			break;
+		/* the records first, then the history rows, in one batch */
 		batch = w->head;
+		*w->tail = w->hhead;
+		if (!batch)
+			batch = w->hhead;
 		w->head = NULL;
 		w->tail = &w->head;
+		w->hhead = NULL;
+		w->htail = &w->hhead;
+		w->n_history = 0;
 		w->busy = batch;
 		pthread_mutex_unlock(&w->lock);
 
 		for (struct job *j = batch; j; j = j->next)
 			n++;
-		commit_batch(w, batch, &ok, &failed, &history);
+		r = commit_batch(w, batch, &ok, &failed, &history);
+		if (r < 0) {
+			bool stopping;
+
+			/* nothing written: the records wait for the disk,
+			 * retried with a growing pause; never lost unless
+			 * pcierrd stops meanwhile */
+			if (failures++ == 0)
+				log_error_errno(r, "Failed to write the state, retrying: %s",
+						pcierr_state_errmsg(w->db));
+			retry_msec = retry_msec ? retry_msec * 2 : RETRY_FIRST_MSEC;
+			if (retry_msec > RETRY_MAX_MSEC)
+				retry_msec = RETRY_MAX_MSEC;
+			pthread_mutex_lock(&w->lock);
+			w->busy = NULL;
+			w->stats.retries++;
+			stopping = w->stop;
+			if (stopping) {
+				log_error("Stopping with %" PRIu64 " state writes not written.", n);
+				w->stats.failed += n;
+				while (batch) {
+					struct job *next = batch->next;
+
+					job_free(batch);
+					batch = next;
+				}
+				dropped = n;
+			} else
+				requeue(w, batch, &dropped);
+			w->seq_done += dropped;
+			pthread_cond_broadcast(&w->done);
+			if (dropped > 0)
+				(void)eventfd_write(w->efd, 1);
+			if (!stopping) {
+				struct timespec until = deadline_in((uint64_t)retry_msec * 1000);
+
+				while (!w->stop &&
+				       pthread_cond_timedwait(&w->work, &w->lock, &until) == 0)
+					;
+			}
+			continue;
+		}
+		if (failures > 0) {
+			log_info("State written again after %" PRIu64 " failed attempts.", failures);
+			failures = 0;
+		}
+		retry_msec = 0;
 		/* committed: state_writer_load() reads it from the store now */
 		pthread_mutex_lock(&w->lock);
 		w->busy = NULL;
@@ -217,6 +378,7 @@ int state_writer_new(const char *path, uint64_t history_max,
 	if (!w)
 		return -ENOMEM;
 	w->tail = &w->head;
+	w->htail = &w->hhead;
 	w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->efd < 0) {
 		r = -errno;
@@ -234,8 +396,17 @@ int state_writer_new(const char *path, uint64_t history_max,
 		return r;
 	}
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->work, NULL);
-	pthread_cond_init(&w->done, NULL);
+	{
+		/* waits are bounded in monotonic time: a clock step must
+		 * not stretch a flush or a retry pause */
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&w->work, &ca);
+		pthread_cond_init(&w->done, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	{
 		/* the worker takes no signal: SIGTERM, SIGHUP ... are the
 		 * loop's (sd-event blocks them in its thread only) */
@@ -339,14 +510,52 @@ int state_writer_load(struct state_writer *w, struct pcierr_state *db, const cha
 	return r;
 }
 
-static int queue(struct state_writer *w, struct job *j)
+/* Under the lock */
+static void queue_locked(struct state_writer *w, struct job *j)
 {
-	pthread_mutex_lock(&w->lock);
-	*w->tail = j;
-	w->tail = &j->next;
+	if (j->type == JOB_HISTORY) {
+		*w->htail = j;
+		w->htail = &j->next;
+		w->n_history++;
+	} else {
+		*w->tail = j;
+		w->tail = &j->next;
+	}
 	w->seq_queued++;
 	w->stats.queued++;
 	pthread_cond_signal(&w->work);
+}
+
+/*
+ * Queue j, or write its content into the pending job of the same key and
+ * table (a later write of an identity's record or mark supersedes the
+ * earlier one: what is committed in the end, and what state_writer_load()
+ * sees, is the same). Takes j.
+ */
+static int queue(struct state_writer *w, struct job *j)
+{
+	struct job *p;
+
+	pthread_mutex_lock(&w->lock);
+	p = j->type == JOB_HISTORY ? NULL : pending_of(w, j->key, job_class(j));
+	if (p) {
+		struct job *next = p->next;
+
+		free(p->message);
+		*p = *j;
+		p->next = next;
+		w->stats.coalesced++;
+		pthread_mutex_unlock(&w->lock);
+		free(j);
+		return 0;
+	}
+	if (j->type == JOB_HISTORY && w->n_history >= HISTORY_QUEUE_MAX) {
+		w->stats.history_dropped++;
+		pthread_mutex_unlock(&w->lock);
+		job_free(j);
+		return 0;
+	}
+	queue_locked(w, j);
 	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
@@ -363,41 +572,11 @@ static struct job *job_new(enum job_type type, const char *key)
 	return j;
 }
 
-/*
- * A freeze record that supersedes one still queued (not yet taken by the
- * worker) for the same key, with no other write of that key after it, takes
- * that job's place: an event storm folded into a recovery saves each
- * device's count once per batch, not once per event (issue 11 point 10).
- * What is committed in the end, and what state_writer_load() sees, is the
- * same. Under the lock.
- */
-static bool coalesce_freeze(struct state_writer *w, const char *key,
-			    const struct pcierr_freeze_record *rec)
-{
-	struct job *last = NULL;
-
-	for (struct job *j = w->head; j; j = j->next)
-		if (j->type != JOB_HISTORY && strcmp(j->key, key) == 0)
-			last = j;
-	if (!last || last->type != JOB_SAVE_FREEZE)
-		return false;
-	last->rec = *rec;
-	w->stats.coalesced++;
-	return true;
-}
-
 int state_writer_save_freeze(struct state_writer *w, const char *key,
 			     const struct pcierr_freeze_record *rec)
 {
-	struct job *j;
-	bool merged;
+	struct job *j = job_new(JOB_SAVE_FREEZE, key);
 
-	pthread_mutex_lock(&w->lock);
-	merged = coalesce_freeze(w, key, rec);
-	pthread_mutex_unlock(&w->lock);
-	if (merged)
-		return 0;
-	j = job_new(JOB_SAVE_FREEZE, key);
 	if (!j)
 		return -ENOMEM;
 	j->rec = *rec;
@@ -476,17 +655,10 @@ int state_writer_history(struct state_writer *w, const struct pcierr_history_ent
 
 int state_writer_flush(struct state_writer *w, uint64_t timeout_usec)
 {
-	struct timespec deadline;
+	struct timespec deadline = deadline_in(timeout_usec);
 	uint64_t target;
 	int r = 0;
 
-	clock_gettime(CLOCK_REALTIME, &deadline);	/* pthread_cond_timedwait's clock */
-	deadline.tv_sec += (time_t)(timeout_usec / 1000000);
-	deadline.tv_nsec += (long)(timeout_usec % 1000000) * 1000;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&w->lock);
 	target = w->seq_queued;
 	while (w->seq_done < target && r == 0)

@@ -21,6 +21,15 @@
  * before a crash that also lost its batch (milliseconds; the history rows
  * of that window are lost too).
  *
+ * A transaction that cannot begin or commit (the disk locked, failing or
+ * hung) loses nothing: its freeze records and disabled marks are queued
+ * again (unless a later write of the same identity and table supersedes
+ * them) and retried after 1 s, 2 s, ... 30 s. The queue is bounded: one
+ * pending record and one pending mark per identity (a later write takes
+ * the earlier one's place), and at most 4096 history rows (beyond, rows are
+ * dropped and counted in history_dropped). So an event storm against a hung
+ * disk costs memory and time per identity, not per event.
+ *
  * Reads stay on the loop's own connection (WAL: readers never wait for
  * the writer); one that must see every queued write first (Enable) calls
  * state_writer_flush() with a bound.
@@ -41,7 +50,9 @@ struct state_writer_stats {
 	uint64_t failed;		/* writes lost to errors */
 	uint64_t batches;		/* transactions */
 	uint64_t pruned;		/* history entries deleted by retention */
-	uint64_t coalesced;		/* freeze records that replaced a queued one */
+	uint64_t coalesced;		/* records or marks that replaced a queued one */
+	uint64_t history_dropped;	/* history rows dropped: HISTORY_QUEUE_MAX queued */
+	uint64_t retries;		/* transactions that failed and were tried again */
 };
 
 /*

@@ -17,6 +17,7 @@
 
 #include <sqlite3.h>
 
+#include "../../daemon/state-writer.h"
 #include "../../daemon/state.h"
 #include "cksuites.h"
 
@@ -1356,6 +1357,76 @@ START_TEST(test_open_cause)
 }
 END_TEST
 
+/*
+ * The writer against a locked disk (review U7): a transaction that cannot
+ * begin loses nothing. The freeze record and the disabled mark queued
+ * while another program holds the database are written once it lets go;
+ * the history rows beyond the queue's bound are dropped and counted; the
+ * queue does not grow with the events.
+ */
+static void wait_retries(struct state_writer *w, uint64_t n)
+{
+	struct state_writer_stats st;
+
+	for (int i = 0; i < 300; i++) {
+		state_writer_get_stats(w, &st);
+		if (st.retries >= n)
+			return;
+		usleep(100 * 1000);
+	}
+	ck_abort_msg("the writer did not retry within 30 s");
+}
+
+START_TEST(test_writer_locked_disk)
+{
+	struct pcierr_freeze_record rec = { .count = 3, .first_usec = T0, .last_usec = T0,
+					    .error_gen = 9 };
+	struct pcierr_history_entry h = { .time_usec = T0, .pe = "0000:00:10.0",
+					  .kind = PCIERR_HISTORY_EVENT, .message = "frozen" };
+	struct state_writer *w = NULL;
+	struct state_writer_stats st;
+	struct pcierr_state *s = NULL;
+	struct pcierr_disabled dis;
+	sqlite3 *locker = NULL;
+
+	ck_assert_int_eq(pcierr_state_open(dbpath, &s), 0);
+	ck_assert_int_eq(state_writer_new(dbpath, 0, 0, &w), 0);
+	ck_assert_int_eq(sqlite3_open(dbpath, &locker), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+
+	ck_assert_int_eq(state_writer_save_freeze(w, KEY_A, &rec), 0);
+	ck_assert_int_eq(state_writer_disable(w, KEY_A, PCIERR_REASON_TOO_MANY_FREEZES,
+					      "reseat", T0, "0000:00:10.0", "0000:01:00.0"), 0);
+	/* the first transaction fails on the lock (busy timeout) */
+	wait_retries(w, 1);
+	/* an event storm meanwhile: one record per identity, rows bounded */
+	for (unsigned int i = 0; i < 6000; i++) {
+		rec.count = 4 + i % 2;
+		ck_assert_int_eq(state_writer_save_freeze(w, KEY_A, &rec), 0);
+		ck_assert_int_eq(state_writer_history(w, &h), 0);
+	}
+	state_writer_get_stats(w, &st);
+	ck_assert_uint_ge(st.history_dropped, 6000 - 4096);
+	ck_assert_uint_le(st.queued, 2 + 4096 + 2);
+	ck_assert_uint_eq(st.failed, 0);
+
+	ck_assert_int_eq(sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(locker);
+	ck_assert_int_eq(state_writer_flush(w, 40 * 1000000ULL), 0);
+	/* on disk now, not only in the queue */
+	ck_assert_int_eq(pcierr_state_load_freeze(s, KEY_A, &rec), 1);
+	ck_assert_uint_eq(rec.count, 5);
+	ck_assert_uint_eq(rec.error_gen, 9);
+	ck_assert_int_eq(pcierr_state_is_disabled(s, KEY_A, &dis), 1);
+	ck_assert_str_eq(dis.message, "reseat");
+	ck_assert_int_ge(raw_int("SELECT COUNT(*) FROM history"), 4096);
+	state_writer_get_stats(w, &st);
+	ck_assert_uint_eq(st.failed, 0);
+	state_writer_free(w);
+	pcierr_state_close(s);
+}
+END_TEST
+
 Suite *suite_state(void)
 {
 	Suite *s = suite_create("state");
@@ -1392,6 +1463,7 @@ Suite *suite_state(void)
 	tcase_add_test(tc, test_failed_statement);
 	tcase_add_loop_test(tc, test_bad_input, 0, N_BAD);
 	tcase_add_loop_test(tc, test_crash, 0, 2);
+	tcase_add_test(tc, test_writer_locked_disk);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 
