@@ -17,6 +17,7 @@
 #include "config.h"
 #include "log.h"
 #include "manager.h"
+#include "metrics-writer.h"
 #include "pci-names.h"
 #include "state-writer.h"
 
@@ -884,6 +885,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->resync_timer);
 	sd_event_source_disable_unref(m->refresh_source);
 	sd_event_source_disable_unref(m->metrics_source);
+	m->metrics_writer = metrics_writer_free(m->metrics_writer);
 	sd_event_source_disable_unref(m->bus_flush_source);
 	sd_event_source_disable_unref(m->sighup_source);
 	sd_event_source_unref(m->watchdog_source);

@@ -169,6 +169,7 @@ struct manager {
 
 	struct manager_counters counters;
 	sd_event_source *metrics_source;	/* deferred metrics write */
+	struct metrics_writer *metrics_writer;	/* its thread (metrics-writer.h) */
 	/* coalesced PropertiesChanged (bus-manager.c) */
 	sd_event_source *bus_flush_source;
 	bool bus_manager_dirty, bus_objects_dirty;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The metrics file ([Manager] MetricsPath=, metrics.h) as an observer of
- * pcierrd's model (observer.h): any change it hears of schedules one write,
- * after everything else the loop has to do (a recovery's command and its
- * signals go first; a burst of changes is one write).
+ * pcierrd's model (observer.h): any change it hears of schedules one
+ * snapshot, after everything else the loop has to do (a recovery's command
+ * and its signals go first; a burst of changes is one snapshot). The loop
+ * only formats it in memory; the file is written by the metrics writer's
+ * thread (metrics-writer.h), so a hung disk never stops the loop.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "manager.h"
 #include "metrics.h"
 #include "metrics-observer.h"
+#include "metrics-writer.h"
 #include "observer.h"
 
 static int on_metrics(sd_event_source *es, void *userdata)
@@ -71,7 +74,15 @@ static int on_metrics(sd_event_source *es, void *userdata)
 	mt.pes = pes;
 	mt.n_pes = m->n_slots;
 
-	r = pcierr_metrics_write(&mt, m->config.metrics_path);
+	{
+		char *text = NULL;
+		size_t size = 0;
+
+		r = pcierr_metrics_to_text(&mt, &text, &size);
+		if (r >= 0)
+			r = metrics_writer_submit(m->metrics_writer, m->config.metrics_path,
+						  text, size);
+	}
 	if (r < 0)
 		log_warning_errno(r, "Failed to write the metrics to %s: %m",
 				  m->config.metrics_path);
@@ -82,7 +93,7 @@ static void schedule_write(struct manager *m)
 {
 	int r;
 
-	if (!m->config.metrics_path || m->metrics_source || !m->event)
+	if (!m->config.metrics_path || m->metrics_source || !m->event || !m->metrics_writer)
 		return;
 	r = sd_event_add_defer(m->event, &m->metrics_source, on_metrics, m);
 	if (r < 0)
@@ -115,6 +126,11 @@ int metrics_observer_setup(struct manager *m)
 
 	if (!m->config.metrics_path)
 		return 0;
+	if (!m->metrics_writer) {
+		r = metrics_writer_new(&m->metrics_writer);
+		if (r < 0)
+			return r;
+	}
 	r = manager_add_observer(m, &metrics_observer);
 	if (r < 0)
 		return r;

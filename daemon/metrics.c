@@ -257,22 +257,18 @@ int pcierr_metrics_format(const struct pcierr_metrics *m, FILE *out)
 	return format_valid(m, out);
 }
 
-int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
+int pcierr_metrics_write_text(const char *path, const char *text, size_t size)
 {
 	_cleanup_free_ char *tmp = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
 	const char *base;
 	size_t len, dirlen;
-	int fd, r;
+	int fd, r = 0;
 
-	if (!path || !*path)
+	if (!path || !*path || (!text && size > 0))
 		return -EINVAL;
 	len = strnlen(path, PATH_MAX);
 	if (len >= PATH_MAX || path[len - 1] == '/')
 		return -EINVAL;
-	r = pcierr_metrics_validate(m);
-	if (r < 0)
-		return r;
 
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -288,37 +284,67 @@ int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
+	if (fchmod(fd, 0644) < 0)
+		r = negative_errno();
+	for (size_t off = 0; r == 0 && off < size;) {
+		ssize_t k = write(fd, text + off, size - off);
 
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = negative_errno();
-		close(fd);
-		goto fail;
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			r = k < 0 ? negative_errno() : -EIO;
+		else
+			off += (size_t) k;
 	}
-	if (fchmod(fd, 0644) < 0) {
-		r = negative_errno();
-		goto fail;
-	}
-	r = format_valid(m, f);		/* validated above, once */
-	if (r < 0)
-		goto fail;
 	/*
 	 * No fsync() (H2): the file may live on the very device being
 	 * recovered, and node_exporter needs only the atomic rename. After
 	 * a crash pcierrd writes the file anew.
 	 */
-	r = fclose(TAKE_PTR(f));
-	if (r != 0) {
+	if (close(fd) < 0 && r == 0)
 		r = negative_errno();
-		goto fail;
-	}
-	if (rename(tmp, path) < 0) {
+	if (r == 0 && rename(tmp, path) < 0)
 		r = negative_errno();
-		goto fail;
-	}
-	return 0;
-
-fail:
-	(void) unlink(tmp);
+	if (r < 0)
+		(void) unlink(tmp);
 	return r;
+}
+
+int pcierr_metrics_to_text(const struct pcierr_metrics *m, char **ret, size_t *ret_size)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int r;
+
+	r = pcierr_metrics_validate(m);
+	if (r < 0)
+		return r;
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -ENOMEM;
+	r = format_valid(m, f);		/* validated above, once */
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	*ret = buf;
+	*ret_size = size;
+	return 0;
+}
+
+int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size;
+	int r;
+
+	if (!path || !*path)
+		return -EINVAL;
+	r = pcierr_metrics_to_text(m, &text, &size);
+	if (r < 0)
+		return r;
+	return pcierr_metrics_write_text(path, text, size);
 }

@@ -110,4 +110,14 @@ int pcierr_metrics_format(const struct pcierr_metrics *m, FILE *out);
  */
 int pcierr_metrics_write(const struct pcierr_metrics *m, const char *path);
 
+/*
+ * The two halves of pcierr_metrics_write(), for pcierrd, which formats on
+ * its loop (memory only) and writes from a thread (metrics-writer.h):
+ * _to_text() validates and formats m into a new buffer (*ret, free() it;
+ * 0, -EINVAL or -ENOMEM); _write_text() replaces path with size bytes of
+ * text as described above (0, -EINVAL or the failing call's errno).
+ */
+int pcierr_metrics_to_text(const struct pcierr_metrics *m, char **ret, size_t *ret_size);
+int pcierr_metrics_write_text(const char *path, const char *text, size_t size);
+
 #endif /* PCIERRD_METRICS_H */

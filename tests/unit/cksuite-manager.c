@@ -28,6 +28,7 @@
 #include "bus.h"
 #include "fake-kernel.h"
 #include "manager.h"
+#include "metrics-writer.h"
 #include "recovery.h"
 #include "state-writer.h"
 #include "kernel-source.h"
@@ -329,6 +330,8 @@ START_TEST(metrics_follow_changes)
 	ck_assert_int_eq(pcierrd_start(m), 0);
 	ck_assert(!m->kernel_connected);
 	run_idle();
+	/* the loop formatted it; the writer's thread writes it */
+	ck_assert_int_eq(metrics_writer_flush(m->metrics_writer, 5000000), 0);
 	ck_assert(metrics_has(metrics_path, "pcierr_kernel_connected 0"));
 	ck_assert(metrics_has(metrics_path, "pcierr_recoveries_succeeded_total 0"));
 
@@ -337,6 +340,7 @@ START_TEST(metrics_follow_changes)
 	fake_family(k, true);
 	ck_assert(run_until(kernel_connected, 10000000));
 	run_idle();
+	ck_assert_int_eq(metrics_writer_flush(m->metrics_writer, 5000000), 0);
 	ck_assert(metrics_has(metrics_path, "pcierr_kernel_connected 1"));
 	ck_assert_ptr_nonnull(manager_find_slot(m, PE_A));
 	inject_a();
@@ -347,6 +351,51 @@ START_TEST(metrics_follow_changes)
 }
 END_TEST
 
+/*
+ * The metrics writer (review U8): the loop hands texts over and goes on;
+ * one text waits at most, the newest; a failing path is counted, and the
+ * next good one is written.
+ */
+START_TEST(metrics_writer_latest_wins)
+{
+	char dir[] = "/tmp/pcierr-mw-XXXXXX", path[64], bad[96], buf[64];
+	struct metrics_writer *w = NULL;
+	struct metrics_writer_stats st;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/pcierr.prom", dir);
+	snprintf(bad, sizeof(bad), "%s/no-such-dir/pcierr.prom", dir);
+	ck_assert_int_eq(metrics_writer_new(&w), 0);
+	for (unsigned int i = 1; i <= 2000; i++) {
+		char *text = NULL;
+
+		ck_assert_int_ge(asprintf(&text, "x %u\n", i), 0);
+		ck_assert_int_eq(metrics_writer_submit(w, path, text, strlen(text)), 0);
+	}
+	ck_assert_int_eq(metrics_writer_flush(w, 10000000), 0);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "x 2000\n");
+	metrics_writer_get_stats(w, &st);
+	ck_assert_uint_eq(st.submitted, 2000);
+	ck_assert_uint_eq(st.written + st.superseded, 2000);
+	ck_assert_uint_eq(st.failed, 0);
+
+	ck_assert_int_eq(metrics_writer_submit(w, bad, strdup("y 1\n"), 4), 0);
+	ck_assert_int_eq(metrics_writer_flush(w, 10000000), 0);
+	metrics_writer_get_stats(w, &st);
+	ck_assert_uint_eq(st.failed, 1);
+	ck_assert_int_eq(metrics_writer_submit(w, path, strdup("z 1\n"), 4), 0);
+	ck_assert_int_eq(metrics_writer_flush(w, 10000000), 0);
+	ck_assert(metrics_has(path, "z 1"));
+	metrics_writer_free(w);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
 
 /* ---- RECOVER (issue 12): one operation for the callback path ---- */
 
@@ -2323,6 +2372,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, history_waits_off_the_loop);
 	tcase_add_test(tc, resync_failed_on_the_bus);
 	tcase_add_test(tc, state_freeze_saves_coalesce);
+	tcase_add_test(tc, metrics_writer_latest_wins);
 	tcase_add_test(tc, storm_perm_failure_not_folded);
 	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	suite_add_tcase(s, tc);
