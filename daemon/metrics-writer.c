@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "deadline.h"
 #include "log.h"
 #include "metrics.h"
 #include "metrics-writer.h"
@@ -23,20 +24,6 @@ struct metrics_writer {
 	uint64_t seq_submitted, seq_done;
 	struct metrics_writer_stats stats;
 };
-
-static struct timespec deadline_in(uint64_t usec)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += (time_t)(usec / 1000000);
-	t.tv_nsec += (long)(usec % 1000000) * 1000;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
 
 static void *worker(void *userdata)
 {

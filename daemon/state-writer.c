@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "deadline.h"
 #include "log.h"
 #include "state-writer.h"
 
@@ -228,20 +229,6 @@ static void requeue(struct state_writer *w, struct job *batch, uint64_t *dropped
 			w->htail = ht;
 		w->hhead = hist;
 	}
-}
-
-static struct timespec deadline_in(uint64_t usec)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += (time_t)(usec / 1000000);
-	t.tv_nsec += (long)(usec % 1000000) * 1000;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
 }
 
 static void *worker(void *userdata)
