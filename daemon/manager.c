@@ -886,6 +886,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->metrics_source);
 	sd_event_source_disable_unref(m->bus_flush_source);
 	sd_event_source_disable_unref(m->sighup_source);
+	sd_event_source_disable_unref(m->hold_timer);
 	sd_event_source_unref(m->watchdog_source);
 	/* the sources' (kernel-source.c, udev-source.c) */
 	sd_event_source_disable_unref(m->reconnect_timer);

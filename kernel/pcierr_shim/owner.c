@@ -107,7 +107,7 @@ static enum pcierr_owner_verdict
 pcierr_owner_decide(struct pcierr_pe *pe, struct pcierr_op *op,
 		    unsigned long timeout, u32 budget, bool *say, bool *lapsed)
 {
-	unsigned long now = jiffies;
+	unsigned long now = jiffies, from = pe->owner_stamp;
 
 	lockdep_assert_held(&pe->lock);
 	if (pe->dead || pe->busy || !pcierr_owner_state(pe))
@@ -119,9 +119,12 @@ pcierr_owner_decide(struct pcierr_pe *pe, struct pcierr_op *op,
 				 pe->hold_until - now + timeout);
 		return PCIERR_OWNER_HELD;
 	}
-	if (time_before(now, pe->owner_stamp + timeout)) {
-		mod_delayed_work(pcierr_wq, &pe->owner_work,
-				 pe->owner_stamp + timeout - now);
+	/* a lapsed lease: the timeout counts from its end */
+	if (pe->hold_active && pe->hold_pe_id == pe->id &&
+	    time_after(pe->hold_until, from))
+		from = pe->hold_until;
+	if (time_before(now, from + timeout)) {
+		mod_delayed_work(pcierr_wq, &pe->owner_work, from + timeout - now);
 		return PCIERR_OWNER_IDLE;
 	}
 	if (pe->owner_used &&

@@ -75,14 +75,15 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
 DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/start.c daemon/metrics-observer.c \
-	daemon/kernel-ops.c daemon/addrmap.c
+	daemon/kernel-ops.c daemon/addrmap.c daemon/hold.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
-	$(BUILD)/$(UNIT_DIR)/cksuite-status.o \
+	$(BUILD)/$(UNIT_DIR)/cksuite-status.o $(BUILD)/$(UNIT_DIR)/cksuite-hold.o \
 	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
 	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS) tools/pcierrctl/ctl-bus.c) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS)) \
 	$(patsubst kernel/pcierr_shim/%.c,$(BUILD)/$(UNIT_DIR)/shim/%.o,$(UNIT_SHIM_SRCS))
-$(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
+$(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/cksuite-hold.o \
+$(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
 # cksuite-status.c: pcierrctl's loaders against the real bus layer
 $(BUILD)/$(UNIT_DIR)/cksuite-status.o: UNIT_CFLAGS += -I$(CURDIR)/daemon -I$(CURDIR)/tools/pcierrctl
 
