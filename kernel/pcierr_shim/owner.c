@@ -32,11 +32,15 @@ MODULE_PARM_DESC(owner_timeout_ms,
 static unsigned int pcierr_owner_budget = 3;
 module_param_named(owner_budget, pcierr_owner_budget, uint, 0644);
 MODULE_PARM_DESC(owner_budget,
-		 "At most this many owner-timeout recoveries per PE within an hour (default 3, 0: no limit)");
+		 "At most this many owner-timeout recoveries per PE within an hour from the first (default 3, 0: no limit, none counted)");
 
 #define PCIERR_OWNER_WINDOW	(3600 * HZ)
 
-/* PEs held now (a hint: socket closes skip the walk when there are none) */
+/*
+ * PEs held now: a hint that lets socket closes skip the walk of the PEs
+ * when nobody holds any. Exact but for PEs freed while held (never
+ * counted down: only a slower path).
+ */
 static atomic_t pcierr_hold_count = ATOMIC_INIT(0);
 
 static bool pcierr_owner_state(struct pcierr_pe *pe)
@@ -142,9 +146,11 @@ pcierr_owner_decide(struct pcierr_pe *pe, struct pcierr_op *op,
 	}
 	if (__pcierr_op_claim(pe, op, pe->id))
 		return PCIERR_OWNER_IDLE;
-	if (!pe->owner_used)
+	/* without a budget nothing is counted */
+	if (budget && !pe->owner_used)
 		pe->owner_window = now;
-	pe->owner_used++;
+	if (budget)
+		pe->owner_used++;
 	*lapsed = pe->hold_active;
 	pcierr_hold_end_locked(pe);
 	return PCIERR_OWNER_GO;
@@ -158,6 +164,7 @@ void pcierr_owner_fn(struct work_struct *work)
 	u32 budget = READ_ONCE(pcierr_owner_budget);
 	enum pcierr_owner_verdict v;
 	bool say = false, lapsed = false;
+	char quota[48] = "";
 	struct pcierr_op *op;
 	unsigned long flags;
 	u32 used;
@@ -188,9 +195,12 @@ void pcierr_owner_fn(struct work_struct *work)
 	pcierr_op_attach(pe, op);
 	if (lapsed)
 		pcierr_pe_info(pe, "the hold on the PE lapsed: its holder neither renewed nor ended it\n");
-	pcierr_pe_info(pe, "nobody recovered the PE in %u ms%s: recovering it as AER would (%u of %u within an hour)\n",
+	if (budget)
+		snprintf(quota, sizeof(quota), " (%u of %u within an hour)",
+			 used, budget);
+	pcierr_pe_info(pe, "nobody recovered the PE in %u ms%s: recovering it as AER would%s\n",
 		       ms, pcierr_nl_has_listeners() ? "" :
-		       " (nobody listens to pcierr events)", used, budget);
+		       " (nobody listens to pcierr events)", quota);
 	pcierr_op_start(op);
 }
 
@@ -209,7 +219,6 @@ static int pcierr_owner_step(struct pcierr_op *op, u8 cmd,
 		st->reset_type = op->reset_type;
 	start = ktime_get();
 	op->err = 0;
-	op->dev = NULL;
 	fn(op);
 	st->err = op->err;
 	st->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));

@@ -29,14 +29,18 @@ PE=$RP_TESTDEV_A
 DEV=$TESTDEV_A
 PARAM=/sys/module/pcierr_shim/parameters/owner_timeout_ms
 [ -w "$PARAM" ] || fail "no writable $PARAM"
+BUDGET=/sys/module/pcierr_shim/parameters/owner_budget
 old_timeout=$(cat "$PARAM")
-CLEANUP_CMD="echo $old_timeout > $PARAM"
+old_budget=$(cat "$BUDGET")
+CLEANUP_CMD="echo $old_timeout > $PARAM; echo $old_budget > $BUDGET"
 CLEANUP_PES="$PE $RP_EDU"
 require_normal "$PE" "$RP_EDU"
 td_defaults
 td_clear "$DEV"
-echo "+ echo 20000 > $PARAM"
+# no budget (scenario 45 tests it): each owner recovery here counts none
+echo "+ echo 20000 > $PARAM; echo 0 > $BUDGET"
 echo 20000 > "$PARAM"
+echo 0 > "$BUDGET"
 
 pe_is_normal() { [ "$(pe_state "$1")" = normal ]; }
 
