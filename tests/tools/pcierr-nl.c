@@ -1183,6 +1183,22 @@ static const struct malformed_case malformed_cases[] = {
 	{ "watch_no_such_pe", PCIERR_CMD_WATCH,
 	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_WATCH_INTERVAL_MS, 100) },
 	  false, ENODEV },
+	{ "owner_recover_not_a_request", PCIERR_CMD_OWNER_RECOVER,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, EOPNOTSUPP },
+	{ "hold_no_lease", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, EINVAL },
+	{ "hold_lease_short", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, PCIERR_HOLD_MIN_MS - 1) },
+	  false, ERANGE },
+	{ "hold_lease_long", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, PCIERR_HOLD_MAX_MS + 1) },
+	  false, ERANGE },
+	{ "hold_unknown_attr", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, 0),
+	    U32(PCIERR_A_STEP, 1) }, false, EINVAL },
+	{ "hold_no_such_pe", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, PCIERR_HOLD_MIN_MS) },
+	  false, ENODEV },
 };
 
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
