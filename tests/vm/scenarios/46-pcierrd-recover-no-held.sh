@@ -30,9 +30,11 @@ td_defaults
 td_clear "$DEV"
 pe_is_normal() { [ "$(pe_state "$1")" = normal ]; }
 held() { [ $(($(pe_flags "$1") & 0x10)) != 0 ]; }
+# the history's "recovery owner-timeout recovered" entries of the PE
 owner_entries() {
-	bus_call GetHistory tsu 0 "$PE" 0
-	printf '%s\n' "$out" | grep -o '"recovery" "owner-timeout" "[a-z]*"' | grep -c recovered
+	timeout -k 2 "$BUS_TIMEOUT" busctl --system "--timeout=$BUS_TIMEOUT" \
+		call "$BUS_NAME" "$BUS_PATH" "$MGR_IFACE" GetHistory tsu 0 "$PE" 0 2>/dev/null |
+		grep -o '"recovery" "owner-timeout" "recovered"' | wc -l
 }
 echo "+ echo 4000 > $PARAM; echo 0 > $BUDGET"
 echo 4000 > "$PARAM"
