@@ -34,6 +34,7 @@ const struct kernel_ops kernel_ops_libpcierr = {
 	.recover = pcierr_recover,
 	.last_recover = pcierr_pe_last_recover,
 	.arm = pcierr_arm,
+	.hold = pcierr_hold,
 	.remove = pcierr_remove,
 	.remove_device = pcierr_remove_device,
 	.rescan = pcierr_rescan,

@@ -54,6 +54,8 @@ struct kernel_ops {
 	/* pre-authorised automatic recovery (LIBPCIERR_2.2); NULL: none */
 	int (*arm)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t budget,
 		   enum pcierr_reset_type type);
+	/* keep the shim's owner timeout away (LIBPCIERR_2.3); NULL: none */
+	int (*hold)(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t lease_ms);
 };
 
 /* libpcierr: the real shim over generic netlink */

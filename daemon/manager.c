@@ -888,6 +888,7 @@ struct manager *manager_free(struct manager *m)
 	m->metrics_writer = metrics_writer_free(m->metrics_writer);
 	sd_event_source_disable_unref(m->bus_flush_source);
 	sd_event_source_disable_unref(m->sighup_source);
+	sd_event_source_disable_unref(m->hold_timer);
 	sd_event_source_unref(m->watchdog_source);
 	/* the sources' (kernel-source.c, udev-source.c) */
 	sd_event_source_disable_unref(m->reconnect_timer);

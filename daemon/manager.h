@@ -36,6 +36,7 @@
 #include "observer.h"
 #include "policy.h"
 #include "slot-recovery.h"
+#include "slot-hold.h"
 #include "state.h"
 
 struct state_writer;
@@ -98,6 +99,7 @@ struct slot {
 	size_t n_devices;
 
 	struct slot_recovery recovery;	/* recovery.c's (slot-recovery.h) */
+	struct slot_hold hold;		/* hold.c's (slot-hold.h) */
 	struct slot_status status;
 
 	bool announced;			/* InterfacesAdded sent */
@@ -125,6 +127,8 @@ struct manager_counters {
 struct manager {
 	sd_event *event;
 	bool arm_unsupported;		/* the shim refused PCIERR_CMD_ARM (older) */
+	bool hold_unsupported;		/* ... PCIERR_CMD_HOLD (older) */
+	sd_event_source *hold_timer;	/* hold.c: lease renewals */
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
 	sd_bus *bus;			/* NULL: --no-bus */
 	const struct manager_observer *observers[MANAGER_OBSERVERS_MAX];

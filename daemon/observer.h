@@ -74,7 +74,7 @@ struct manager_observer {
 
 /* Observers are told in the order they were added; -ENOSPC past
  * MANAGER_OBSERVERS_MAX, 0 for one added already */
-#define MANAGER_OBSERVERS_MAX 4
+#define MANAGER_OBSERVERS_MAX 6
 int manager_add_observer(struct manager *m, const struct manager_observer *o);
 
 void observe_slot_added(struct slot *s);

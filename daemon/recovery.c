@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hold.h"
 #include "log.h"
 #include "recovery.h"
 #include "state-writer.h"
@@ -652,6 +653,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			break;
 		case PCIERR_REASON_RECOVER_OFF:
 			log_notice("Slot %s: Recover=no: the freeze is recorded, nothing done.", s->addr);
+			hold_note_recover_off(s);
 			break;
 		case PCIERR_REASON_FOLDED:
 			/* the first one; the rest are counted (folded_summary) */
@@ -1281,8 +1283,10 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 			 * restart, a tool): look at the slot now */
 			(void)manager_refresh_slot(m, s);
 			s = manager_find_slot(m, d->pe);
+			/* a healthy slot (the shim's owner timeout recovered
+			 * it) is not fed a freeze */
 			if (s && !slot_recovery_busy(&s->recovery) && !(s->flags & PCIERR_PE_F_BUSY) &&
-			    !recovery_resync_lost_end(s))
+			    !recovery_resync_lost_end(s) && slot_unhealthy(s))
 				recovery_resync_slot(s);
 		} else
 			log_debug("Slot %s: OP_DONE of operation %" PRIu64 " ignored (waiting for %" PRIu64 ").",

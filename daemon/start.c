@@ -2,6 +2,7 @@
 /*
  * pcierrd's parts put together (start.h).
  */
+#include "hold.h"
 #include "kernel-source.h"
 #include "log.h"
 #include "metrics-observer.h"
@@ -19,6 +20,9 @@ int pcierrd_start(struct manager *m)
 	r = metrics_observer_setup(m);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the metrics: %m");
+	r = hold_setup(m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the holds: %m");
 	if (!m->no_udev) {
 		r = udev_source_start(m);
 		if (r < 0)

@@ -44,6 +44,8 @@
 
 /* ED, ENABLE_IO, MMIO_ENABLED, RESET, SLOT_RESET, RESUME */
 #define PCIERR_RECOVER_STEPS	6
+/* an OWNER_RECOVER: a RECOVER's, then REMOVE, RESET, RESCAN */
+#define PCIERR_OP_STEPS		(PCIERR_RECOVER_STEPS + 3)
 
 /* Why an answer is not simply a driver's (struct pcierr_answer) */
 enum pcierr_reason {
@@ -104,7 +106,7 @@ struct pcierr_op_status {
 	u32 pe_state;			/* once done */
 	u32 stop;			/* RECOVER, once done */
 	unsigned int nsteps;		/* RECOVER, once done */
-	struct pcierr_step_status steps[PCIERR_RECOVER_STEPS];
+	struct pcierr_step_status steps[PCIERR_OP_STEPS];
 };
 
 struct pcierr_pe {
@@ -137,9 +139,16 @@ struct pcierr_pe {
 	unsigned long loop_checks;	/* ignored checks since the freeze */
 
 	struct mutex op_lock;		/* see the locking order above */
-	struct delayed_work owner_work;	/* owner timeout (main.c) */
-	unsigned long owner_stamp;	/* pe->lock: jiffies of the last act */
-	struct work_struct fallback_work; /* on pe->wq: the safe action */
+	/* the owner timeout (owner.c), under pe->lock */
+	struct delayed_work owner_work;
+	unsigned long owner_stamp;	/* jiffies of the last act */
+	unsigned long owner_window;	/* the first of the budget's hour */
+	u32 owner_used;			/* OWNER_RECOVERs in that hour */
+	bool owner_said;		/* "budget used up" logged */
+	bool hold_active;		/* PCIERR_CMD_HOLD */
+	u32 hold_portid;		/* the holding socket */
+	u64 hold_pe_id;			/* the id it holds */
+	unsigned long hold_until;	/* jiffies: the lease's end */
 
 	/* PCIERR_CMD_ARM (auto.c), under pe->lock */
 	u32 auto_budget;		/* 0: not armed */
@@ -206,9 +215,9 @@ struct pcierr_op {
 	/* RECOVER: its steps, each with its own device results */
 	u32 stop;			/* enum pcierr_recover_stop */
 	unsigned int nsteps;
-	struct pcierr_step_status steps[PCIERR_RECOVER_STEPS];
-	struct pcierr_dev_result *step_res[PCIERR_RECOVER_STEPS];
-	unsigned int step_nres[PCIERR_RECOVER_STEPS];
+	struct pcierr_step_status steps[PCIERR_OP_STEPS];
+	struct pcierr_dev_result *step_res[PCIERR_OP_STEPS];
+	unsigned int step_nres[PCIERR_OP_STEPS];
 };
 
 /* main.c */
@@ -304,10 +313,14 @@ void pcierr_op_disable(struct pcierr_op *op);
 void pcierr_op_enable(struct pcierr_op *op);
 void pcierr_keep_away(struct pcierr_dev *dev);
 
-/* main.c: the owner timeout */
+/* owner.c: the owner timeout and HOLD */
 void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners);
 void pcierr_owner_fn(struct work_struct *work);
-void pcierr_fallback_fn(struct work_struct *work);
+void pcierr_owner_recover(struct pcierr_op *op);
+bool pcierr_owner_held_locked(struct pcierr_pe *pe);
+int pcierr_owner_hold(struct pcierr_pe *pe, u64 pe_id, u32 ms, u32 portid);
+int pcierr_owner_init(void);
+void pcierr_owner_exit(void);
 
 /* watchdog.c */
 int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);

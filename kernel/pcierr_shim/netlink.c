@@ -136,6 +136,17 @@ static const struct nla_policy pcierr_arm_policy[PCIERR_A_AUTO_BUDGET + 1] = {
 	[PCIERR_A_AUTO_BUDGET] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
+static struct netlink_range_validation pcierr_hold_range = {
+	.min = 0,
+	.max = PCIERR_HOLD_MAX_MS,
+};
+
+static const struct nla_policy pcierr_hold_policy[PCIERR_A_HOLD_MS + 1] = {
+	[PCIERR_A_PE] = PCIERR_POLICY_ADDR,
+	[PCIERR_A_PE_ID] = PCIERR_POLICY_PE_ID,
+	[PCIERR_A_HOLD_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pcierr_hold_range),
+};
+
 /* beyond NLA_POLICY_RANGE()'s s16 bounds */
 static struct netlink_range_validation pcierr_watch_range = {
 	.min = PCIERR_WATCH_MIN_MS,
@@ -337,6 +348,12 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* An operation reported by its steps: a RECOVER, an OWNER_RECOVER */
+static bool pcierr_nl_has_steps(u8 cmd)
+{
+	return cmd == PCIERR_CMD_RECOVER || cmd == PCIERR_CMD_OWNER_RECOVER;
+}
+
 /* PCIERR_A_RECOVER_STEPS and PCIERR_A_RECOVER_STOP of a RECOVER */
 static int pcierr_fill_steps(struct sk_buff *skb, u32 stop,
 			     const struct pcierr_step_status *steps,
@@ -382,7 +399,7 @@ static int pcierr_fill_last_op(struct sk_buff *skb,
 	      nla_put_u64_64bit(skb, PCIERR_A_DURATION_NS, st->duration_ns,
 				PCIERR_A_PAD) ||
 	      nla_put_u32(skb, PCIERR_A_PE_STATE, st->pe_state))) ||
-	    (st->done && st->cmd == PCIERR_CMD_RECOVER &&
+	    (st->done && pcierr_nl_has_steps(st->cmd) &&
 	     pcierr_fill_steps(skb, st->stop, st->steps, st->nsteps, NULL,
 			       NULL)))
 		return -EMSGSIZE;
@@ -926,6 +943,39 @@ out:
 	return ret;
 }
 
+/* Keep the owner timeout away from a PE, or let it act again: owner.c */
+static int pcierr_nl_hold(struct sk_buff *skb, struct genl_info *info)
+{
+	struct pcierr_pe *pe;
+	u32 ms;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, PCIERR_A_HOLD_MS))
+		return -EINVAL;
+	ms = nla_get_u32(info->attrs[PCIERR_A_HOLD_MS]);
+	if (ms && ms < PCIERR_HOLD_MIN_MS) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_HOLD_MS],
+				    "a lease shorter than PCIERR_HOLD_MIN_MS");
+		return -ERANGE;
+	}
+	pe = pcierr_nl_pe(info, &ret);
+	if (!pe)
+		return ret;
+	ret = pcierr_nl_check_id(info, pe);
+	if (ret)
+		goto out;
+	ret = pcierr_owner_hold(pe, nla_get_u64(info->attrs[PCIERR_A_PE_ID]),
+				ms, info->snd_portid);
+	if (ret == -ESTALE)
+		pcierr_nl_stale(info);
+	else if (ret)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_PE],
+				    "the PE is gone");
+out:
+	pcierr_pe_put(pe);
+	return ret;
+}
+
 /* A command that changes state; its policy is [PCIERR_A_PE_ID + 1]. */
 #define PCIERR_OP(_cmd, _doit, _policy)					\
 	{								\
@@ -967,6 +1017,14 @@ static const struct genl_ops pcierr_ops[] = {
 		.doit = pcierr_nl_arm,
 		.policy = pcierr_arm_policy,
 		.maxattr = ARRAY_SIZE(pcierr_arm_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+		.internal_flags = PCIERR_NL_F_ADMIN,
+	},
+	{
+		.cmd = PCIERR_CMD_HOLD,
+		.doit = pcierr_nl_hold,
+		.policy = pcierr_hold_policy,
+		.maxattr = ARRAY_SIZE(pcierr_hold_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 		.internal_flags = PCIERR_NL_F_ADMIN,
 	},
@@ -1097,7 +1155,7 @@ void pcierr_nl_op_done(const struct pcierr_op *op)
 	     nla_put_u32(msg, PCIERR_A_RESULT,
 			 pcierr_nl_result(op->merged))))
 		goto nospace;
-	if (op->cmd == PCIERR_CMD_RECOVER &&
+	if (pcierr_nl_has_steps(op->cmd) &&
 	    pcierr_fill_steps(msg, op->stop, op->steps, op->nsteps,
 			      op->step_res, op->step_nres))
 		goto nospace;
@@ -1157,6 +1215,12 @@ int pcierr_nl_init(void)
 		genl_unregister_family(&pcierr_family);
 		return ret;
 	}
+	ret = pcierr_owner_init();
+	if (ret) {
+		pcierr_auto_exit();
+		genl_unregister_family(&pcierr_family);
+		return ret;
+	}
 	down_write(&pcierr_nl_sem);
 	pcierr_nl_up = true;
 	up_write(&pcierr_nl_sem);
@@ -1168,6 +1232,7 @@ void pcierr_nl_exit(void)
 	down_write(&pcierr_nl_sem);
 	pcierr_nl_up = false;
 	up_write(&pcierr_nl_sem);
+	pcierr_owner_exit();
 	pcierr_auto_exit();
 	genl_unregister_family(&pcierr_family);
 }

@@ -67,6 +67,9 @@ static void pcierr_op_work(struct work_struct *work)
 	case PCIERR_CMD_RECOVER:
 		pcierr_op_recover(op);
 		break;
+	case PCIERR_CMD_OWNER_RECOVER:
+		pcierr_owner_recover(op);
+		break;
 	default:
 		op->err = -EOPNOTSUPP;
 		break;

@@ -192,7 +192,6 @@ static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
 	mutex_init(&pe->freeze_lock);
 	mutex_init(&pe->op_lock);
 	INIT_DELAYED_WORK(&pe->owner_work, pcierr_owner_fn);
-	INIT_WORK(&pe->fallback_work, pcierr_fallback_fn);
 	raw_spin_lock_init(&pe->lock);
 	pe->state = PCIERR_PE_STATE_NORMAL;
 	pe->root_single = root_single;
@@ -792,6 +791,8 @@ u32 pcierr_pe_flags(struct pcierr_pe *pe)
 		f |= PCIERR_PE_F_DISABLED;
 	if (pcierr_auto_armed_locked(pe))
 		f |= PCIERR_PE_F_ARMED;
+	if (pcierr_owner_held_locked(pe))
+		f |= PCIERR_PE_F_HELD;
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	if (pe->root_single)
 		f |= PCIERR_PE_F_ROOT_BUS;

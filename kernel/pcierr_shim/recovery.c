@@ -333,7 +333,7 @@ void pcierr_op_free_steps(struct pcierr_op *op)
 {
 	unsigned int i;
 
-	for (i = 0; i < PCIERR_RECOVER_STEPS; i++) {
+	for (i = 0; i < ARRAY_SIZE(op->step_res); i++) {
 		kfree(op->step_res[i]);
 		op->step_res[i] = NULL;
 		op->step_nres[i] = 0;

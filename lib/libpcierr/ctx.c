@@ -1192,7 +1192,7 @@ static int pe_op(struct pcierr_ctx *ctx, uint8_t cmd, const char *pe, uint64_t p
 		if (r < 0)
 			return r;
 	}
-	if (cmd == PCIERR_CMD_WATCH || cmd == PCIERR_CMD_ARM)
+	if (cmd == PCIERR_CMD_WATCH || cmd == PCIERR_CMD_ARM || cmd == PCIERR_CMD_HOLD)
 		return transact(ctx, msg, false, NULL, NULL, NULL);
 	return request_u64(ctx, msg, PCIERR_A_OP_ID, ret_op_id);
 }
@@ -1312,6 +1312,14 @@ _public_ int pcierr_arm(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
 		return -EINVAL;
 	return pe_op(ctx, PCIERR_CMD_ARM, pe, pe_id, PCIERR_A_AUTO_BUDGET, budget,
 		     PCIERR_A_RESET_TYPE, type, NULL);
+}
+
+_public_ int pcierr_hold(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id,
+			 uint32_t lease_ms)
+{
+	if (lease_ms != 0 && (lease_ms < PCIERR_HOLD_MIN_MS || lease_ms > PCIERR_HOLD_MAX_MS))
+		return -EINVAL;
+	return pe_op(ctx, PCIERR_CMD_HOLD, pe, pe_id, PCIERR_A_HOLD_MS, lease_ms, 0, 0, NULL);
 }
 
 /* ------------------------------------------------------------------ */

@@ -73,6 +73,7 @@ static const char *const op_names[__PCIERR_CMD_MAX] = {
 	[PCIERR_CMD_DISABLE]		= "disable",
 	[PCIERR_CMD_ENABLE]		= "enable",
 	[PCIERR_CMD_RECOVER]		= "recover",
+	[PCIERR_CMD_OWNER_RECOVER]	= "owner_recover",
 };
 
 static const char *const recover_stop_names[__PCIERR_RECOVER_STOP_MAX] = {

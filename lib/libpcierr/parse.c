@@ -82,6 +82,7 @@ static const struct spec pe_attrs[__PCIERR_A_MAX] = {
 	[PCIERR_A_AUTO_BUDGET]		= { K_U32 },
 	[PCIERR_A_AUTO_OP_ID]		= { K_U64 },
 	[PCIERR_A_START_NS]		= { K_U64 },
+	[PCIERR_A_HOLD_MS]		= { K_U32 },
 };
 
 static const struct spec rstep_attrs[__PCIERR_RSTEP_A_MAX] = {

@@ -919,6 +919,71 @@ static int cmd_arm(int argc, char **argv)
 	return r;
 }
 
+/* PCIERR_CMD_HOLD (issue 21 point 4): hold a PE for LEASE ms (0 ends a
+ * hold, anybody's). The hold goes with this process's socket, so --stay
+ * keeps it for SEC seconds: renewed every LEASE/2 with --renew (a live
+ * holder), never renewed without (a wedged one, whose lease lapses) */
+static int cmd_hold(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pe-id", required_argument, NULL, 'i' },
+		{ "stay", required_argument, NULL, 's' },
+		{ "renew", no_argument, NULL, 'r' },
+		{}
+	};
+	static const char *const use = "usage: hold PE LEASE_MS [--stay SEC [--renew]] [--pe-id ID]";
+	struct pcierr_ctx *ctx = NULL;
+	char pe[PCIERR_ADDR_STRLEN];
+	uint32_t lease, stay = 0;
+	uint64_t pe_id = 0;
+	bool renew = false;
+	struct timespec end, now;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'r')
+			renew = true;
+		else if (c == 's') {
+			if (parse_u32(optarg, &stay) < 0)
+				return usage_bad("--stay", optarg);
+		} else if (c != 'i' || parse_pe_id(optarg, &pe_id) < 0)
+			return usage_msg(use);
+	}
+	if (argc - optind != 2)
+		return usage_msg(use);
+	if (pcierr_addr_normalize(argv[optind], pe) < 0)
+		return usage_bad("address", argv[optind]);
+	if (parse_u32(argv[optind + 1], &lease) < 0)
+		return usage_bad("lease", argv[optind + 1]);
+	if (open_ctx(&ctx))
+		return EXIT_FAILURE;
+	pe_id = pe_id_for(ctx, pe, false, pe_id);
+	r = pcierr_hold(ctx, pe, pe_id, lease);
+	if (r < 0)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += stay;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
+		if (!renew) {
+			sleep(1);
+			continue;
+		}
+		usleep(lease / 2 * 1000);
+		r = pcierr_hold(ctx, pe, pe_id, lease);
+		if (r < 0)
+			goto out;
+	}
+out:
+	if (r < 0)
+		r = fail(r, ctx);
+	pcierr_ctx_free(ctx);
+	return r;
+}
+
 static int cmd_iochk(int argc, char **argv)
 {
 	struct pcierr_ctx *ctx = NULL;
@@ -1117,6 +1182,22 @@ static const struct malformed_case malformed_cases[] = {
 	  false, ENODEV },
 	{ "watch_no_such_pe", PCIERR_CMD_WATCH,
 	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_WATCH_INTERVAL_MS, 100) },
+	  false, ENODEV },
+	{ "owner_recover_not_a_request", PCIERR_CMD_OWNER_RECOVER,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, EOPNOTSUPP },
+	{ "hold_no_lease", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV) }, false, EINVAL },
+	{ "hold_lease_short", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, PCIERR_HOLD_MIN_MS - 1) },
+	  false, ERANGE },
+	{ "hold_lease_long", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, PCIERR_HOLD_MAX_MS + 1) },
+	  false, ERANGE },
+	{ "hold_unknown_attr", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, 0),
+	    U32(PCIERR_A_STEP, 1) }, false, EINVAL },
+	{ "hold_no_such_pe", PCIERR_CMD_HOLD,
+	  { S(PCIERR_A_PE, NO_SUCH_DEV), U32(PCIERR_A_HOLD_MS, PCIERR_HOLD_MIN_MS) },
 	  false, ENODEV },
 };
 
@@ -1348,6 +1429,8 @@ static const struct {
 	{ "watch",     cmd_watch,     "PE MS: presence watchdog interval (0 = off)" },
 	{ "arm",       cmd_arm,       "PE 0|1 [--fundamental]: pre-authorise one RECOVER (for as long\n"
 	  "             as this command runs: the arm goes with its socket)" },
+	{ "hold",      cmd_hold,      "PE LEASE_MS [--stay SEC [--renew]]: keep the owner timeout away\n"
+	  "             (0 ends a hold); the hold goes with this command's socket" },
 	{ "iochk",     cmd_iochk,     "DEV -- CMD [ARGS...]: errors of DEV while CMD ran" },
 	{ "dump-parts", cmd_dump_parts, "the GET_PE dump message by message: how PEs are split" },
 	{ "malformed", cmd_malformed, "send bad requests, check the kernel refuses each rightly" },

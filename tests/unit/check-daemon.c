@@ -12,6 +12,7 @@
 
 Suite *suite_manager(void);
 Suite *suite_status(void);
+Suite *suite_hold(void);
 
 int main(void)
 {
@@ -19,6 +20,7 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, suite_status());
+	srunner_add_suite(sr, suite_hold());
 	srunner_run_all(sr, CK_ENV);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -233,13 +233,13 @@ START_TEST(observers_each_told)
 
 	heard[0] = 0;
 	start(30);
-	/* pcierrd_start() added the recovery's (and no metrics observer:
-	 * no MetricsPath=) */
-	ck_assert_uint_eq(m->n_observers, 1);
+	/* pcierrd_start() added the recovery's and the holds' (and no
+	 * metrics observer: no MetricsPath=) */
+	ck_assert_uint_eq(m->n_observers, 2);
 	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
 	ck_assert_int_eq(manager_add_observer(m, &recorder2), 0);
 	ck_assert_int_eq(manager_add_observer(m, &recorder), 0);
-	ck_assert_uint_eq(m->n_observers, 3);
+	ck_assert_uint_eq(m->n_observers, 4);
 	fake_add_pe(k, "0000:00:1e.0", 0x0003, 1);
 	ck_assert_int_eq(manager_resync(m, "test"), 0);
 	ck_assert_str_eq(heard, "slot+ 2:slot+");

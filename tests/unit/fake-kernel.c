@@ -817,6 +817,68 @@ static int f_arm(struct pcierr_ctx *ctx, const char *addr, uint64_t id, uint32_t
 	return 0;
 }
 
+static int f_hold(struct pcierr_ctx *ctx, const char *addr, uint64_t id, uint32_t lease_ms)
+{
+	struct fake_kernel *k = ctx->k;
+	struct pcierr_pe *pe;
+	size_t i;
+
+	if (k->gone)
+		return -ENOTCONN;
+	if (!k->hold)
+		return -EOPNOTSUPP;
+	pe = fake_pe(k, addr);
+	if (!pe)
+		return -ENODEV;
+	if (pe->id != id)
+		return -ESTALE;
+	i = (size_t)(pe - k->pes);
+	if (i >= 64)
+		return -ENOSPC;		/* the double's limit */
+	if (lease_ms && lease_ms < PCIERR_HOLD_MIN_MS)
+		return -ERANGE;
+	k->held_id[i] = lease_ms ? id : 0;
+	k->held_lease_ms[i] = lease_ms;
+	if (lease_ms) {
+		pe->flags |= PCIERR_PE_F_HELD;
+		k->n_holds++;
+	} else {
+		pe->flags &= ~PCIERR_PE_F_HELD;
+		k->n_unholds++;
+	}
+	return 0;
+}
+
+void fake_owner_recover(struct fake_kernel *k, const char *addr, bool ok)
+{
+	struct pcierr_pe *pe = fake_pe(k, addr);
+	struct pcierr_notification n = { .type = PCIERR_NOTIFY_OP_DONE };
+
+	if (!pe)
+		abort();
+	if (ok) {
+		pe->state = PCIERR_PE_STATE_NORMAL;
+		for (size_t i = 0; i < pe->n_devices; i++)
+			pe->devices[i].state = PCIERR_STATE_NORMAL;
+	}
+	/* the shim's owner.c ends any hold when it acts */
+	if (pe - k->pes < 64)
+		k->held_id[pe - k->pes] = 0;
+	pe->flags &= ~PCIERR_PE_F_HELD;
+	pe->last_op = (struct pcierr_last_op) {
+		.op_id = k->next_op_id++, .op = PCIERR_CMD_OWNER_RECOVER, .done = true,
+		.error = ok ? 0 : EIO, .duration_ns = 2000000, .pe_state = pe->state,
+	};
+	n.op_done.op_id = pe->last_op.op_id;
+	n.op_done.op = PCIERR_CMD_OWNER_RECOVER;
+	n.op_done.error = pe->last_op.error;
+	n.op_done.duration_ns = pe->last_op.duration_ns;
+	n.op_done.pe_state = pe->state;
+	n.op_done.pe_id = pe->id;
+	snprintf(n.op_done.pe, sizeof(n.op_done.pe), "%s", pe->addr);
+	push(k, &n);
+}
+
 bool fake_armed(struct fake_kernel *k, const char *addr)
 {
 	struct pcierr_pe *pe = fake_pe(k, addr);
@@ -849,6 +911,7 @@ const struct kernel_ops fake_kernel_ops = {
 	.recover = f_recover,
 	.last_recover = f_last_recover,
 	.arm = f_arm,
+	.hold = f_hold,
 };
 
 void fake_cmds_string(const struct fake_kernel *k, char *buf, size_t size)

@@ -90,6 +90,13 @@ struct fake_kernel {
 	uint64_t armed_id[64];		/* per PE index: the id armed for, 0: not */
 	enum pcierr_reset_type armed_type[64];
 	uint64_t last_auto_op_id;
+
+	/* HOLD (issue 21 point 4): refused with EOPNOTSUPP (an older module)
+	 * unless set; not in cmds */
+	bool hold;
+	unsigned int n_holds, n_unholds;	/* leases given, holds ended */
+	uint64_t held_id[64];		/* per PE index: the id held, 0: not */
+	uint32_t held_lease_ms[64];	/* ... and the last lease */
 };
 
 extern const struct kernel_ops fake_kernel_ops;
@@ -116,6 +123,10 @@ void fake_raw_op_done(struct fake_kernel *k, uint64_t op_id, enum pcierr_cmd op,
 /* Complete the operation in flight on pe (its OP_DONE queued unless
  * dropped); returns false when none */
 bool fake_complete(struct fake_kernel *k, const char *pe);
+
+/* The shim's owner timeout recovered pe by itself (ok: back to normal,
+ * else left frozen with EIO): its LAST_OP and OP_DONE (op OWNER_RECOVER) */
+void fake_owner_recover(struct fake_kernel *k, const char *pe, bool ok);
 
 /* Is the PE armed (PCIERR_PE_F_ARMED)? */
 bool fake_armed(struct fake_kernel *k, const char *pe);

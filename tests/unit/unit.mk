@@ -9,7 +9,7 @@
 
 UNIT_DIR   := tests/unit
 UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
-	$(filter-out $(UNIT_DIR)/cksuite-manager.c $(UNIT_DIR)/cksuite-status.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
+	$(filter-out $(UNIT_DIR)/cksuite-manager.c $(UNIT_DIR)/cksuite-status.c $(UNIT_DIR)/cksuite-hold.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
 # (the bus layer's: cksuite-bus.c fakes the manager_*() and recovery_*()
 # methods it calls; manager.c and recovery.c are never linked here)
@@ -75,14 +75,15 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
 DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/start.c daemon/metrics-observer.c daemon/metrics-writer.c \
-	daemon/kernel-ops.c daemon/addrmap.c
+	daemon/kernel-ops.c daemon/addrmap.c daemon/hold.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
-	$(BUILD)/$(UNIT_DIR)/cksuite-status.o \
+	$(BUILD)/$(UNIT_DIR)/cksuite-status.o $(BUILD)/$(UNIT_DIR)/cksuite-hold.o \
 	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
 	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS) tools/pcierrctl/ctl-bus.c) \
 	$(patsubst daemon/%.c,$(BUILD)/$(UNIT_DIR)/daemon/%.o,$(DAEMON_UNIT_DAEMON_SRCS)) \
 	$(patsubst kernel/pcierr_shim/%.c,$(BUILD)/$(UNIT_DIR)/shim/%.o,$(UNIT_SHIM_SRCS))
-$(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
+$(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/cksuite-hold.o \
+$(BUILD)/$(UNIT_DIR)/fake-kernel.o: UNIT_CFLAGS += -I$(CURDIR)/daemon
 # cksuite-status.c: pcierrctl's loaders against the real bus layer
 $(BUILD)/$(UNIT_DIR)/cksuite-status.o: UNIT_CFLAGS += -I$(CURDIR)/daemon -I$(CURDIR)/tools/pcierrctl
 

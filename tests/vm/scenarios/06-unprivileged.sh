@@ -94,6 +94,8 @@ denied watch "$PE" 1000
 denied watch "$PE" 0
 denied arm "$PE" 1
 denied arm "$PE" 0
+denied hold "$PE" 30000
+denied hold "$PE" 0
 # the kernel's own words for the CAP_NET_ADMIN caller: the core let it
 # through (GENL_ADMIN_PERM), the shim's pre_doit did not
 run netadmin "$NL" rescan "$PE"

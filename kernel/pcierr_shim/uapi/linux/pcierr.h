@@ -107,9 +107,52 @@
  * Driver callbacks, resets and hotplug run from that work queue, never
  * under a netlink lock, so a driver that sleeps stalls only its own PE.
  * Operations on a PE and on a PE above or below it run one after the
- * other. A PE left frozen with no operation for the module parameter
- * owner_timeout_ms (default 60 s, 0: never) is recovered by the shim
- * itself (meanwhile operations on it fail with EBUSY; no OP_DONE).
+ * other.
+ *
+ * The owner timeout: a PE left frozen (FROZEN, MMIO_ENABLED or RESET) with
+ * no operation on it for the module parameter owner_timeout_ms (default
+ * 60 s, 0: never) and not held (PCIERR_CMD_HOLD) is recovered by the shim
+ * itself, as one operation of the kind PCIERR_CMD_OWNER_RECOVER: it is
+ * claimed as any other (an id, PCIERR_PE_F_BUSY, GET_PE's
+ * PCIERR_A_LAST_OP; meanwhile other operations fail with EBUSY), and ends
+ * with an OP_DONE shaped as a RECOVER's. It runs the RECOVER above (state
+ * FROZEN, reset HOT): the same rules, so a PE whose drivers recover is
+ * never removed. Only when that RECOVER stops with NO_HANDLER,
+ * DISCONNECT, NOT_RECOVERED or FAILED does it go on, as more steps of the
+ * same operation: REMOVE, RESET (skipped when the PE's head bridge is
+ * gone, or for a lone root-bus device), RESCAN. A RECOVER stopped by
+ * GONE or FROZEN_AGAIN ends there (a new freeze starts its own timeout).
+ * At most owner_budget (module parameter, default 3, 0: no limit) such
+ * operations run per PE within an hour from the first; then the shim
+ * leaves the PE frozen and says so in the kernel log.
+ *
+ *   PCIERR_CMD_OWNER_RECOVER  never a request (EOPNOTSUPP): the PCIERR_A_OP
+ *                             of the owner timeout's operation, in its
+ *                             OP_DONE and in PCIERR_A_LAST_OP, which carry
+ *                             PCIERR_A_RECOVER_STOP (where its RECOVER
+ *                             part stopped) and PCIERR_A_RECOVER_STEPS
+ *                             (those steps, then its REMOVE, RESET,
+ *                             RESCAN steps, if any: RSTEP_A_OP says
+ *                             which). No PCIERR_A_AUTO_OP_ID announces it:
+ *                             a listener learns of it by its OP_DONE.
+ *   PCIERR_CMD_HOLD     [A]   PCIERR_A_PE, PCIERR_A_PE_ID,
+ *                             PCIERR_A_HOLD_MS (0, or a lease of
+ *                             PCIERR_HOLD_MIN_MS to PCIERR_HOLD_MAX_MS):
+ *                             the caller keeps this PE frozen on purpose
+ *                             (an administrator's decision, a platform's
+ *                             time_unavail, a policy that recovers
+ *                             nothing): the owner timeout leaves it alone
+ *                             for the lease, from now. Renew it (send
+ *                             HOLD again) before it runs out; 0 ends it.
+ *                             It also ends when the holding socket closes
+ *                             (the holder died), and it holds only for
+ *                             this PE id (a device joining or leaving ends
+ *                             it). When it ends or lapses, the owner
+ *                             timeout counts from then: a dead or wedged
+ *                             holder does not keep a PE frozen forever.
+ *                             Operations are not affected. Synchronous, no
+ *                             OP_DONE; GET_PE reports PCIERR_PE_F_HELD
+ *                             while it holds.
  *
  *   PCIERR_CMD_REPORT   [A]   PCIERR_A_STEP (ERROR_DETECTED with optional
  *                             PCIERR_A_STATE, default FROZEN;
@@ -307,6 +350,10 @@
 #define PCIERR_WATCH_MIN_MS	10
 #define PCIERR_WATCH_MAX_MS	3600000
 
+/* PCIERR_A_HOLD_MS bounds (a lease other than 0) */
+#define PCIERR_HOLD_MIN_MS	1000
+#define PCIERR_HOLD_MAX_MS	3600000
+
 enum pcierr_cmd {
 	PCIERR_CMD_UNSPEC,
 	PCIERR_CMD_GET_PE,
@@ -325,6 +372,8 @@ enum pcierr_cmd {
 	PCIERR_CMD_OVERFLOW,
 	PCIERR_CMD_RECOVER,		/* [A] a chained callback recovery */
 	PCIERR_CMD_ARM,			/* [A] pre-authorise one RECOVER */
+	PCIERR_CMD_OWNER_RECOVER,	/* no request: the owner timeout's op */
+	PCIERR_CMD_HOLD,		/* [A] keep the owner timeout away */
 	__PCIERR_CMD_MAX
 };
 #define PCIERR_CMD_MAX (__PCIERR_CMD_MAX - 1)
@@ -367,6 +416,7 @@ enum pcierr_attr {
 	PCIERR_A_AUTO_BUDGET,		/* u32: ARM: automatic RECOVERs, 0 or 1 */
 	PCIERR_A_AUTO_OP_ID,		/* u64: EVENT: the RECOVER the shim started */
 	PCIERR_A_START_NS,		/* u64: OP_DONE: CLOCK_MONOTONIC, began */
+	PCIERR_A_HOLD_MS,		/* u32: HOLD: the lease, 0 ends it */
 	__PCIERR_A_MAX
 };
 #define PCIERR_A_MAX (__PCIERR_A_MAX - 1)
@@ -401,7 +451,8 @@ enum pcierr_dev_attr {
  * they ran. OP is PCIERR_CMD_REPORT (with STEP, RESULT: the drivers'
  * answers merged as drivers/pci/pcie/err.c's merge_result() does, and
  * RESULTS: per device, as a REPORT's OP_DONE), PCIERR_CMD_ENABLE_IO or
- * PCIERR_CMD_RESET (with RESET_TYPE). ERRNO and DURATION_NS as a
+ * PCIERR_CMD_RESET (with RESET_TYPE); in an OWNER_RECOVER's also
+ * PCIERR_CMD_REMOVE and PCIERR_CMD_RESCAN. ERRNO and DURATION_NS as a
  * single operation's OP_DONE. In GET_PE's PCIERR_A_LAST_OP the entries
  * come without RESULTS.
  */
@@ -456,6 +507,7 @@ enum pcierr_recover_stop {
 #define PCIERR_PE_F_ROOT_BUS	(1U << 1)	/* a single device on a root bus */
 #define PCIERR_PE_F_DISABLED	(1U << 2)	/* kept away until ENABLE */
 #define PCIERR_PE_F_ARMED	(1U << 3)	/* ARM: the next freeze starts a RECOVER */
+#define PCIERR_PE_F_HELD	(1U << 4)	/* HOLD: the owner timeout waits */
 
 /* The channel state of a device, as enum pci_channel_state. */
 enum pcierr_channel_state {

@@ -210,7 +210,10 @@ struct pcierr_dev_result {
 /* PCIERR_CMD_OP_DONE: an asynchronous operation finished. */
 struct pcierr_op_done {
 	uint64_t op_id;
-	enum pcierr_cmd op;		/* PCIERR_CMD_REPORT ... PCIERR_CMD_ENABLE */
+	enum pcierr_cmd op;		/* PCIERR_CMD_REPORT ... PCIERR_CMD_ENABLE, or
+					 * PCIERR_CMD_OWNER_RECOVER: the shim's own
+					 * recovery at its owner timeout (no request
+					 * of ours started it) */
 	char pe[PCIERR_ADDR_STRLEN];
 	uint64_t pe_id;			/* the PE's id after the operation */
 	enum pcierr_step step;		/* REPORT only, else PCIERR_STEP_UNSPEC */
@@ -698,6 +701,24 @@ int pcierr_watch(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_
  */
 int pcierr_arm(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t budget,
 	       enum pcierr_reset_type type);
+
+/**
+ * pcierr_hold() - keep the shim's owner timeout away from a PE (LIBPCIERR_2.3).
+ * @ctx: the context; the hold ends when its request socket closes.
+ * @pe: the PE's address.
+ * @pe_id: the PE's id (-ESTALE if it changed); the hold ends if it changes.
+ * @lease_ms: 0 ends the hold, else PCIERR_HOLD_MIN_MS .. PCIERR_HOLD_MAX_MS.
+ *
+ * Synchronous. For a PE the caller keeps frozen on purpose: the shim does
+ * not recover it by itself until the lease runs out (renew it before) or
+ * the hold ends; then its owner timeout counts from there. PCIERR_PE_F_HELD
+ * in struct pcierr_pe says whether it holds (the uapi header's
+ * PCIERR_CMD_HOLD).
+ *
+ * Return: 0, -EINVAL (a lease out of range), or the kernel's negative
+ * errno (-EOPNOTSUPP from a module without PCIERR_CMD_HOLD).
+ */
+int pcierr_hold(struct pcierr_ctx *ctx, const char *pe, uint64_t pe_id, uint32_t lease_ms);
 
 /* ------------------------------------------------------------------ */
 /* IOCHK: synchronous error checks around a piece of I/O               */
