@@ -23,7 +23,7 @@ BENCH_TIMEOUT ?= 3000
 # daemon objects check-daemon links, d-core's fake kernel side and
 # pcierrctl's own status query (ctl-bus.c, model.c, output.c)
 HOST_SCALE := $(BUILD)/pcierr-host-scale
-HOST_SCALE_OBJS := $(sort $(filter-out $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/cksuite-status.o,$(DAEMON_UNIT_OBJS)) \
+HOST_SCALE_OBJS := $(sort $(filter-out $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o $(BUILD)/$(UNIT_DIR)/cksuite-status.o $(BUILD)/$(UNIT_DIR)/cksuite-hold.o,$(DAEMON_UNIT_OBJS)) \
 	$(patsubst tools/pcierrctl/%.c,$(BUILD)/$(UNIT_DIR)/pcierrctl/%.o,$(UNIT_CTL_SRCS) tools/pcierrctl/ctl-bus.c))
 
 .PHONY: bench bench-check
