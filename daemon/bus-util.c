@@ -105,8 +105,6 @@ int bus_device_path(const char *addr, char **ret)
 const char *bus_slot_object_path(const struct slot *s, char **tmp)
 {
 	*tmp = NULL;
-	if (s->path)
-		return s->path;
 	if (bus_slot_path(s->addr, tmp) < 0)
 		return NULL;
 	return *tmp;
@@ -115,8 +113,6 @@ const char *bus_slot_object_path(const struct slot *s, char **tmp)
 const char *bus_device_object_path(const struct device *d, char **tmp)
 {
 	*tmp = NULL;
-	if (d->path)
-		return d->path;
 	if (bus_device_path(d->addr, tmp) < 0)
 		return NULL;
 	return *tmp;

@@ -64,7 +64,6 @@ static struct device *device_free(struct device *d)
 	/* only if the map still names this one (an address that moved to
 	 * another slot is already the other's) */
 	addrmap_remove(&d->manager->device_map, d->addr, d);
-	free(d->path);
 	free(d->driver);
 	free(d->vendor_name);
 	free(d->device_name);
@@ -301,7 +300,6 @@ static struct slot *slot_free(struct slot *s)
 	for (size_t i = 0; i < s->n_devices; i++)
 		device_free(s->devices[i]);
 	free(s->devices);
-	free(s->path);
 	free(s);
 	return NULL;
 }

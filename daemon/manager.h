@@ -49,7 +49,6 @@ struct device {
 	struct manager *manager;
 	struct slot *slot;
 	char addr[PCIERR_ADDR_MAX];
-	char *path;			/* D-Bus object path */
 
 	uint16_t vendor, device, subvendor, subdevice;
 	uint32_t class;			/* class << 8 | prog-if */
@@ -84,7 +83,6 @@ struct slot_status {
 struct slot {
 	struct manager *manager;
 	char addr[PCIERR_ADDR_MAX];
-	char *path;			/* D-Bus object path */
 
 	enum pcierr_pe_state state;	/* the shim's */
 	uint32_t flags;			/* PCIERR_PE_F_* */

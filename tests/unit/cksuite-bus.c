@@ -291,21 +291,11 @@ static void build_manager(void)
 	dev_b0.disabled_reason = "too many freezes: please reseat or replace the card";
 	dev_b0.last_error_usec = T0 - 3600 * SEC;
 
-	/* as manager.c does; slot_b's path is left to the bus layer */
-	ck_assert_int_eq(bus_slot_path(slot_a.addr, &slot_a.path), 0);
-	ck_assert_int_eq(bus_device_path(dev_a0.addr, &dev_a0.path), 0);
-	ck_assert_int_eq(bus_device_path(dev_a1.addr, &dev_a1.path), 0);
-	ck_assert_int_eq(bus_device_path(dev_b0.addr, &dev_b0.path), 0);
+	/* object paths are the bus layer's, from the address (review U12) */
 }
 
 static void free_manager(void)
 {
-	free(slot_a.path);
-	free(slot_b.path);
-	free(dev_a0.path);
-	free(dev_a1.path);
-	free(dev_b0.path);
-	slot_a.path = slot_b.path = dev_a0.path = dev_a1.path = dev_b0.path = NULL;
 	for (size_t i = 0; i < N_OF(mgr.bus_slots); i++)
 		mgr.bus_slots[i] = sd_bus_slot_unref(mgr.bus_slots[i]);
 	pcierr_config_done(&mgr.config);
@@ -1532,7 +1522,6 @@ START_TEST(test_interfaces_added_removed)
 
 	/* a device comes (hotplug): it is in the slot, then announced */
 	dev_new = dev_a1;
-	dev_new.path = NULL;
 	snprintf(dev_new.addr, sizeof(dev_new.addr), "0000:01:00.2");
 	devs[0] = &dev_a0;
 	devs[1] = &dev_a1;
