@@ -1114,6 +1114,23 @@ START_TEST(test_scenario)
 		}
 
 		ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+		if (out->action == PCIERR_ACTION_VERIFY && x->action == PCIERR_ACTION_DONE &&
+		    x->recovered) {
+			/* issue 25: every recovered end is verified first; the
+			 * daemon found the function back */
+			struct pcierr_policy_event v = {
+				.type = PCIERR_POLICY_EV_VERIFIED, .now = ev.now,
+				.verified = true,
+			};
+
+			ck_assert_msg(rec.phase == PCIERR_PHASE_VERIFY &&
+				      out->timeout_usec == SEC(PCIERR_DEFAULT_VERIFY_SEC),
+				      "%s: VERIFY without its phase or bound", ctx);
+			/* the first output's effects are persisted first */
+			for (size_t e = 0; e < out->n_effects; e++)
+				devs[out->effects[e].device].history = out->effects[e].record;
+			ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &v, out), 0);
+		}
 
 		ck_assert_msg(out->action == x->action, "%s: action %s, expected %s (reason %s)",
 			      ctx, pcierr_policy_action_to_string(out->action),
@@ -1366,9 +1383,14 @@ START_TEST(test_monotonic_and_kernel_timeout)
 	ev.now -= 10 * PCIERR_USEC_PER_SEC;
 	ev.mono += 2 * PCIERR_USEC_PER_SEC;
 	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(out->action, PCIERR_ACTION_VERIFY);
+	ev.type = PCIERR_POLICY_EV_VERIFIED;
+	ev.verified = true;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
 	ck_assert_int_eq(out->action, PCIERR_ACTION_DONE);
 	ck_assert(out->recovered);
 	ck_assert_uint_eq(out->duration_usec, 2 * PCIERR_USEC_PER_SEC);
+	ev.type = PCIERR_POLICY_EV_AER;
 
 	/* BEGIN and then nothing: the step timeout is the kernel's failure */
 	ev.aer = PCIERR_POLICY_AER_BEGIN;
