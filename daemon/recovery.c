@@ -678,14 +678,18 @@ static void verify_poll(struct slot *s, struct follow_up *next)
 		arm(s, VERIFY_POLL_USEC);
 		return;
 	}
-	if (ok)
+	if (ok) {
 		log_info("Slot %s: verify: the function is back (%llu ms).", s->addr,
 			 (unsigned long long)(took / 1000));
-	else
+	} else {
 		log_struct(LOG_WARNING, PCIERR_MESSAGE_RECOVERY_FAILED, s->addr, NULL,
 			   ((const char *[]) { "PCIERR_STEP=verify", NULL }),
 			   "Slot %s: verify: the function is not back within %llu ms: %s.", s->addr,
 			   (unsigned long long)(took / 1000), missing);
+		/* a step of its own where it failed (RecoveryStep, history) */
+		report_step(s, "verify", "missing", took);
+		history(s, NULL, PCIERR_HISTORY_STEP, "verify", "missing", "", took, 0, missing, NULL);
+	}
 	next->pending = true;
 	next->ev = (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_VERIFIED,
@@ -750,8 +754,6 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			m->counters.hotplug_fallbacks++;
 			log_struct(LOG_WARNING, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
 				   "Slot %s: %s.", s->addr, out->message);
-			history(s, NULL, PCIERR_HISTORY_STEP, "verify", "missing", "", 0, 0,
-				out->message, NULL);
 		} else if (out->reason == PCIERR_REASON_METHOD) {
 			log_info("Slot %s: %s.", s->addr, out->message);
 		}

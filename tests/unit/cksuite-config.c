@@ -222,6 +222,36 @@ static const struct {
 	  PCIERR_METHOD_HOTPLUG, 10, true, 5 },
 };
 
+/* The shipped files load: the commented pcierrd.conf changes nothing, the
+ * list of broken callbacks routes its drivers to hotplug and no other */
+START_TEST(test_shipped)
+{
+	struct pcierr_config c;
+	struct pcierr_config_error err = {};
+	struct pcierr_settings s;
+
+	pcierr_config_init(&c);
+	ck_assert_msg(pcierr_config_load(&c, CK_SRCDIR "/systemd/pcierrd.conf",
+					 CK_SRCDIR "/systemd/pcierrd.conf.d", &err) == 0,
+		      "%s:%u: %s", err.file, err.line, err.message);
+	pcierr_config_resolve_driver(&c, "0000:0b:01.0", true, 0x8086, 0x100e, "e1000", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_HOTPLUG);
+	pcierr_config_resolve_driver(&c, "0000:0c:00.0", true, 0x1b36, 0x0002, "serial", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_HOTPLUG);
+	pcierr_config_resolve_driver(&c, "0000:01:00.0", true, 0x8086, 0x10d3, "e1000e", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_AUTO);
+	ck_assert_uint_eq(s.verify_sec, PCIERR_DEFAULT_VERIFY_SEC);
+	ck_assert(s.verify_escalate);
+	ck_assert_uint_eq(c.n_overrides, 2);
+	/* a later drop-in takes an entry back */
+	ck_assert_int_eq(pcierr_config_parse_string(&c, "[Driver e1000]\nMethod=auto\n", "90-local.conf",
+						    &err), 0);
+	pcierr_config_resolve_driver(&c, "0000:0b:01.0", true, 0x8086, 0x100e, "e1000", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_AUTO);
+	pcierr_config_done(&c);
+}
+END_TEST
+
 START_TEST(test_method)
 {
 	struct pcierr_config c;
@@ -601,6 +631,7 @@ Suite *suite_config(void)
 	tcase_add_loop_test(tc, test_invalid, 0, (int)(sizeof(invalid) / sizeof(invalid[0])));
 	tcase_add_test(tc, test_nul_byte);
 	tcase_add_loop_test(tc, test_method, 0, (int)(sizeof(methods) / sizeof(methods[0])));
+	tcase_add_test(tc, test_shipped);
 	tcase_add_test(tc, test_auto_recover);
 	suite_add_tcase(s, tc);
 

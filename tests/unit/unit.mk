@@ -43,8 +43,9 @@ $(BUILD)/$(UNIT_DIR)/%.o: $(UNIT_DIR)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
-# cksuite-bus.c compares the introspection with dbus/*.xml of this tree
-$(BUILD)/$(UNIT_DIR)/cksuite-bus.o: UNIT_CFLAGS += -DCK_SRCDIR='"$(CURDIR)"'
+# cksuite-bus.c compares the introspection with dbus/*.xml of this tree;
+# cksuite-config.c loads the shipped configuration and drop-in
+$(BUILD)/$(UNIT_DIR)/cksuite-bus.o $(BUILD)/$(UNIT_DIR)/cksuite-config.o: UNIT_CFLAGS += -DCK_SRCDIR='"$(CURDIR)"'
 
 # cksuite-ctl.c runs build/pcierrctl against a fake pcierrd
 $(BUILD)/$(UNIT_DIR)/cksuite-ctl.o: UNIT_CFLAGS += -DCK_PCIERRCTL='"$(abspath $(BUILD))/pcierrctl"'
