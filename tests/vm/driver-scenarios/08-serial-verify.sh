@@ -78,7 +78,7 @@ pcierrd_stop
 # --- 2. the shipped list: hotplug at once ---
 mkdir -p "$PD_CONFD"
 cp "$PCIERR_TREE/systemd/pcierrd.conf.d/50-known-broken.conf" "$PD_CONFD/"
-sig_start
+# (the signal monitor of part 1 goes on: recovery_of marks where to look)
 pcierrd_start
 bus_objects "$PE" "$DEV"
 recovery_of "$PE" "$DEV"
