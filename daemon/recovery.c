@@ -687,6 +687,7 @@ static void verify_poll(struct slot *s, struct follow_up *next)
 			   "Slot %s: verify: the function is not back within %llu ms: %s.", s->addr,
 			   (unsigned long long)(took / 1000), missing);
 		/* a step of its own where it failed (RecoveryStep, history) */
+		s->manager->counters.verify_failures++;
 		report_step(s, "verify", "missing", took);
 		history(s, NULL, PCIERR_HISTORY_STEP, "verify", "missing", "", took, 0, missing, NULL);
 	}

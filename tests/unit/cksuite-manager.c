@@ -292,11 +292,13 @@ static void verify_escalation(bool back_after_hotplug)
 	if (back_after_hotplug) {
 		ck_assert_str_eq(slot_a()->status.last_result, "recovered");
 		ck_assert_uint_eq(m->counters.recoveries_succeeded, 1);
+		ck_assert_uint_eq(m->counters.verify_failures, 1);
 	} else {
 		ck_assert_str_eq(slot_a()->status.last_result, "failed");
 		ck_assert_msg(strstr(slot_a()->status.message, DEV_A ": tty 0 of 1"), "%s",
 			      slot_a()->status.message);
 		ck_assert_uint_eq(m->counters.recoveries_failed, 1);
+		ck_assert_uint_eq(m->counters.verify_failures, 2);
 		ck_assert(!manager_find_device(m, DEV_A)->history.disabled);
 		/* what it missed stays the yardstick: the refresh after the
 		 * failure does not take the damage for the function, so the
