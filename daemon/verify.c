@@ -11,8 +11,22 @@
 
 /* subsystems whose every child counts */
 static const char *const plain[] = {
-	"net", "tty", "watchdog", "input", "hwmon", "mmc_host", "scsi_host", "nvme", "rtc",
+	"net", "tty", "watchdog", "hwmon", "mmc_host", "scsi_host", "nvme", "rtc",
 };
+
+/* class devices whose own children are no more of the function (a disk's
+ * partitions and queues, a card's PCM nodes, an interface's queues) */
+static const char *const leaves[] = {
+	"block", "net", "tty", "sound", "watchdog", "hwmon", "input", "drm", "rtc",
+};
+
+bool verify_class_leaf(const char *subsystem)
+{
+	for (size_t i = 0; subsystem && i < ELEMENTSOF(leaves); i++)
+		if (strcmp(subsystem, leaves[i]) == 0)
+			return true;
+	return false;
+}
 
 static bool starts_with(const char *s, const char *prefix)
 {
@@ -31,6 +45,10 @@ bool verify_class_key(const char *subsystem, const char *devtype, const char *sy
 		}
 	if (strcmp(subsystem, "block") == 0) {
 		if (!devtype || strcmp(devtype, "disk") != 0)
+			return false;
+	} else if (strcmp(subsystem, "input") == 0) {
+		/* the device, not its event and mouse nodes */
+		if (!starts_with(sysname, "input"))
 			return false;
 	} else if (strcmp(subsystem, "sound") == 0 || strcmp(subsystem, "drm") == 0) {
 		/* the card, not its nodes (pcmC0D0p, controlC0, card0-DP-1) */

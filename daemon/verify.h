@@ -13,7 +13,8 @@
  *   sound               sound cards (card*, not their PCM/control nodes)
  *   watchdog            watchdog devices
  *   drm                 graphics cards (card*)
- *   input, hwmon, mmc_host, scsi_host, nvme, rtc
+ *   input               input devices (input*, not their event nodes)
+ *   hwmon, mmc_host, scsi_host, nvme, rtc
  *                       as they are
  *   usb                 USB devices (DEVTYPE=usb_device: root hubs and
  *                       what is plugged in)
@@ -58,6 +59,10 @@ struct verify_snapshot {
  */
 bool verify_class_key(const char *subsystem, const char *devtype, const char *sysname,
 		      const char *driver, char *key, size_t size);
+
+/* A class device whose subtree the walk does not enter (its children are
+ * not counted: partitions, queues, PCM nodes) */
+bool verify_class_leaf(const char *subsystem);
 
 /* One more child of this kind (a full table drops it: 16 kinds is far
  * more than any device has) */

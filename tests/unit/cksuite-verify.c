@@ -45,6 +45,8 @@ static const struct {
 	{ "nvme", NULL, "nvme0", NULL, "nvme" },
 	{ "mmc_host", NULL, "mmc0", NULL, "mmc_host" },
 	{ "input", NULL, "input5", NULL, "input" },
+	{ "input", NULL, "event5", NULL, NULL },
+	{ "input", NULL, "mouse0", NULL, NULL },
 	{ "hwmon", NULL, "hwmon2", NULL, "hwmon" },
 	{ "rtc", NULL, "rtc0", NULL, "rtc" },
 	{ "pci", NULL, "0000:02:00.0", "e1000", NULL },
@@ -229,6 +231,10 @@ static void build_tree(void)
 	mk(DEV "/host0/scsi_host/host0");
 	ln(C("scsi_host"), DEV "/host0/scsi_host/host0/subsystem");
 	mk(DEV "/host0/block/sda/sda1");
+	/* below a counted class device: not entered (a net one here would
+	 * count if it were) */
+	mk(DEV "/net/eth0/queues/net/eth5");
+	ln(C("net"), DEV "/net/eth0/queues/net/eth5/subsystem");
 	ln("../../../../../../../class/block", DEV "/host0/block/sda/subsystem");
 	put(DEV "/host0/block/sda/uevent", "MAJOR=8\nMINOR=0\nDEVNAME=sda\nDEVTYPE=disk\n");
 	ln("../../../../../../../../class/block", DEV "/host0/block/sda/sda1/subsystem");
