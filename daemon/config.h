@@ -21,7 +21,7 @@
  *                        the hotplug path for the rest; hotplug: this
  *                        device always goes the hotplug path (its driver's
  *                        callbacks are known to be broken)
- *   VerifySec=10         after a recovery, wait at most this many seconds
+ *   VerifySec=30         after a recovery, wait at most this many seconds
  *                        for the device's function to be back (the same
  *                        driver bound, its class devices present again);
  *                        0 = no verification (0..3600)
@@ -80,7 +80,7 @@
 #define PCIERR_DEFAULT_FREEZE_WINDOW_SEC	3600U
 #define PCIERR_DEFAULT_MAX_WAIT_SEC		15U
 #define PCIERR_DEFAULT_STEP_TIMEOUT_SEC		30U
-#define PCIERR_DEFAULT_VERIFY_SEC		10U
+#define PCIERR_DEFAULT_VERIFY_SEC		30U
 #define PCIERR_DEFAULT_HISTORY_MAX		10000U
 #define PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC	31536000U	/* 365 days */
 

@@ -197,29 +197,29 @@ static const struct {
 	bool escalate;
 	unsigned int max_freezes;
 } methods[] = {
-	{ "", "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, 10, true, 5 },
+	{ "", "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
 	{ "[Policy]\nMethod=hotplug\nVerifySec=0\nVerifyEscalate=no\n", NULL, NULL, 0, 0,
 	  PCIERR_METHOD_HOTPLUG, 0, false, 5 },
 	{ "[Policy]\nMethod=hotplug\nMethod=\nVerifySec=3600\nVerifySec=\nVerifyEscalate=no\nVerifyEscalate=\n",
-	  NULL, NULL, 0, 0, PCIERR_METHOD_AUTO, 10, true, 5 },
+	  NULL, NULL, 0, 0, PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
 	{ "[Driver e1000]\nMethod=hotplug\nMaxFreezes=2\n", "0000:01:00.0", "e1000", 0x8086, 0x100e,
-	  PCIERR_METHOD_HOTPLUG, 10, true, 2 },
+	  PCIERR_METHOD_HOTPLUG, PCIERR_DEFAULT_VERIFY_SEC, true, 2 },
 	{ "[Driver e1000]\nMethod=hotplug\n", "0000:01:00.0", "e1000e", 0x8086, 0x10d3,
-	  PCIERR_METHOD_AUTO, 10, true, 5 },
+	  PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
 	{ "[Driver e1000]\nMethod=hotplug\n", "0000:01:00.0", NULL, 0x8086, 0x100e,
-	  PCIERR_METHOD_AUTO, 10, true, 5 },
+	  PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
 	{ "[Driver 8250_pci]\nVerifySec=3\n", NULL, "8250_pci", 0, 0, PCIERR_METHOD_AUTO, 3, true, 5 },
 	{ "[Driver serial]\nMethod=hotplug\n[Driver serial]\nMethod=\n", NULL, "serial", 0, 0,
-	  PCIERR_METHOD_AUTO, 10, true, 5 },
+	  PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
 	/* precedence: address > vendor:device > driver > vendor:* > [Policy] */
 	{ "[Device 8086:*]\nMethod=auto\nVerifySec=1\n[Driver e1000]\nMethod=hotplug\n",
 	  "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_HOTPLUG, 1, true, 5 },
 	{ "[Driver e1000]\nMethod=hotplug\nVerifySec=2\n[Device 8086:100e]\nMethod=auto\n",
 	  "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, 2, true, 5 },
 	{ "[Device 0000:01:00.0]\nMethod=auto\n[Driver e1000]\nMethod=hotplug\nVerifyEscalate=no\n",
-	  "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, 10, false, 5 },
+	  "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, false, 5 },
 	{ "[Device 0000:01:00.0]\nMethod=hotplug\n", "01:00.0", NULL, 0, 0,
-	  PCIERR_METHOD_HOTPLUG, 10, true, 5 },
+	  PCIERR_METHOD_HOTPLUG, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
 };
 
 /* The shipped files load: the commented pcierrd.conf changes nothing, the

@@ -201,7 +201,7 @@ struct scenario {
 	{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },			\
 	{ OP(RESET), X_REPORT(SLOT_RESET) },				\
 	{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },			\
-	{ REP(RESUME, NO), X_VERIFY(10) }
+	{ REP(RESUME, NO), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) }
 
 /* ... two of them, VerifySec sec */
 #define RESET_TO_VERIFY_2(sec)						\
@@ -1050,11 +1050,11 @@ static const struct scenario scenarios[] = {
 		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
 		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
 		{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },
-		{ REP(RESUME, NO), X_VERIFY(10) },
+		{ REP(RESUME, NO), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ VERIFIED_NOT("0000:01:00.0: tty 0 of 1"),
 		  X_REMOVE_ALL_WHY(NOT_VERIFIED, "tty 0 of 1"), "1" },
 		HOTPLUG_TO_RESCAN,
-		{ OP(RESCAN), X_VERIFY(10) },
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ VERIFIED_OK, X_DONE_OK, "1" } } },
 	{ "not back after the hotplug either: failed with what is missing, nothing disabled",
 	  .verify = true,
@@ -1063,7 +1063,7 @@ static const struct scenario scenarios[] = {
 		RESET_TO_VERIFY,
 		{ VERIFIED_NOT("0000:01:00.0: net 0 of 1"), X_REMOVE_ALL_WHY(NOT_VERIFIED, "net 0 of 1") },
 		HOTPLUG_TO_RESCAN,
-		{ OP(RESCAN), X_VERIFY(10) },
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ VERIFIED_NOT("0000:01:00.0: driver e1000 not bound"),
 		  X_DONE_FAIL_MSG(NOT_VERIFIED, "driver e1000 not bound"), "1" },
 		/* the next freeze is recovered as usual */
@@ -1077,7 +1077,7 @@ static const struct scenario scenarios[] = {
 		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
 		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
 		{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },
-		{ REP(RESUME, NO), X_VERIFY(10) },
+		{ REP(RESUME, NO), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ VERIFIED_NOT("0000:01:00.0: tty 0 of 1"),
 		  X_DONE_FAIL_MSG(NOT_VERIFIED, "callbacks' recovery (0000:01:00.0: tty 0 of 1)") } } },
 	{ "VerifyEscalate=no on one device of the PE holds for the PE",
@@ -1085,7 +1085,7 @@ static const struct scenario scenarios[] = {
 	  .config = "[Device 0000:01:00.1]\nVerifyEscalate=no\n",
 	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
 	  .steps = {
-		RESET_TO_VERIFY_2(10),
+		RESET_TO_VERIFY_2(PCIERR_DEFAULT_VERIFY_SEC),
 		{ VERIFIED_NOT("x"), X_DONE_FAIL(NOT_VERIFIED) } } },
 	{ "VerifySec=0: no verification, recovered at resume",
 	  .verify = true,
@@ -1104,10 +1104,10 @@ static const struct scenario scenarios[] = {
 	  .steps = {
 		{ FREEZE(0, 0), X_REMOVE_ALL },
 		HOTPLUG_TO_RESCAN,
-		{ OP(RESCAN), X_VERIFY(10) },
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ TIMEOUT, X_REMOVE_ALL_WHY(NOT_VERIFIED, "not confirmed in time") },
 		HOTPLUG_TO_RESCAN,
-		{ OP(RESCAN), X_VERIFY(10) },
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ TIMEOUT, X_DONE_FAIL_MSG(NOT_VERIFIED, "escalated to") } } },
 	{ "a freeze during VERIFY is folded in; the recovery starts over",
 	  .verify = true,
@@ -1121,7 +1121,7 @@ static const struct scenario scenarios[] = {
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
 		{ AER(0, BEGIN), X_NOTHING(KERNEL), "1" },
-		{ AER(SEC(1), SUCCESSFUL), X_VERIFY(10) },
+		{ AER(SEC(1), SUCCESSFUL), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ VERIFIED_NOT("0000:01:00.0: net 0 of 1"), X_REMOVE_ALL_WHY(NOT_VERIFIED, "net 0 of 1") } } },
 	{ "VERIFIED outside VERIFY is ignored",
 	  .verify = true,

@@ -7,7 +7,8 @@
 # the ports, its resume registers them again).
 #   1. Without the shipped list of broken drivers: `pcierrctl inject` on
 #      the card; the callbacks "recover" it, pcierrd's check finds its ttyS
-#      missing (RecoveryStep verify=missing), escalates once to the hotplug
+#      missing (RecoveryStep verify=missing) within its VerifySec=5 (set
+#      by [Driver serial]), escalates once to the hotplug
 #      path (remove, wait_udev, reset, rescan: a fresh driver instance);
 #      the ttyS is back, verified: recovered. Bytes written to the ttyS
 #      reach QEMU's chardev file before the freeze and after.
@@ -52,6 +53,9 @@ ok "$DEV is bound to serial with $TTY0"
 serial_io before
 
 # --- 1. no list: callbacks, verification, escalation ---
+# the bound of the check, for this driver only (the default is 30 s)
+pd_conf "[Driver serial]
+VerifySec=5"
 sig_start
 pcierrd_start
 bus_objects "$PE" "$DEV"
