@@ -205,6 +205,7 @@ static void pe_settings(struct ctx *c)
 {
 	struct pcierr_settings *ps = &c->pe_settings;
 	char norm[PCIERR_ADDR_MAX];
+	bool verified_one = false;
 	int named = -1;
 
 	pcierr_config_resolve(c->cfg, c->pe->addr, false, 0, 0, ps);
@@ -221,13 +222,16 @@ static void pe_settings(struct ctx *c)
 			ps->recover = s.recover;
 			ps->step_timeout_sec = s.step_timeout_sec;
 			ps->max_wait_sec = s.max_wait_sec;
-			ps->verify_sec = s.verify_sec;
-			ps->verify_escalate = s.verify_escalate;
 		}
 		ps->recover = ps->recover && s.recover;
 		ps->step_timeout_sec = MAX(ps->step_timeout_sec, s.step_timeout_sec);
-		ps->verify_sec = MAX(ps->verify_sec, s.verify_sec);
-		ps->verify_escalate = ps->verify_escalate && s.verify_escalate;
+		/* the endpoints' functions are verified, not the bridges' */
+		if (!is_bridge(&c->pe->devices[i])) {
+			ps->verify_sec = verified_one ? MAX(ps->verify_sec, s.verify_sec) : s.verify_sec;
+			ps->verify_escalate = verified_one ? ps->verify_escalate && s.verify_escalate :
+					      s.verify_escalate;
+			verified_one = true;
+		}
 		if ((int)i == named)
 			ps->max_wait_sec = s.max_wait_sec;
 	}

@@ -117,12 +117,13 @@
  *
  * Verification (issue 25): where a recovery would end DONE(recovered)
  * (resume, the rescan of a hotplug path, the kernel's AER SUCCESSFUL) and
- * the PE's VerifySec is above 0 (the longest of its devices'), it goes to
+ * the PE's VerifySec is above 0 (the longest of its endpoints': bridges
+ * have no function of their own to check), it goes to
  * VERIFY first (timeout_usec = VerifySec): the caller checks that each
  * device's function is back (its driver bound, its class devices present)
  * and feeds VERIFIED (verified, missing = words for what is not back).
  * Verified -> DONE(recovered). Not verified -> once per recovery, when
- * VerifyEscalate holds for every device of the PE, the full hotplug path
+ * VerifyEscalate holds for every endpoint of the PE, the full hotplug path
  * (REMOVE all, reason NOT_VERIFIED: a fresh driver instance), and VERIFY
  * again at its end; else DONE(failed, NOT_VERIFIED) with the missing words
  * (no identity is disabled: the card answered, its driver did not come

@@ -72,6 +72,8 @@ grep -q "tty 0 of 1" "$PD_LOG" || fail "pcierrd's log does not say the tty is mi
 ok "pcierrd says what was missing: $(grep -o "$DEV: tty 0 of 1" "$PD_LOG" | head -1)"
 expect "RecoveryFinished" "$fin_result" recovered
 expect "pcierrctl inject exit status" "$INJ_RC" 0
+# the bound is the serial's VerifySec=5, not the default 30 s
+[ "$fin_usec" -lt 25000000 ] || fail "recovered in $fin_usec us: the check waited more than [Driver serial] VerifySec=5"
 has_tty || fail "RecoveryFinished recovered, but $DEV has no ttyS"
 bound_to "$DEV" serial || fail "$DEV not bound to serial after the recovery"
 serial_io after-escalation
