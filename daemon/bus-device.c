@@ -115,8 +115,9 @@ static int property_get_state(sd_bus *bus, const char *path,
 
 void bus_device_settings(const struct device *d, struct pcierr_settings *ret)
 {
-	pcierr_config_resolve(&d->manager->config, d->addr, true, d->vendor,
-			      d->device, ret);
+	/* as the policy resolves it: a [Driver NAME] section counts too */
+	pcierr_config_resolve_driver(&d->manager->config, d->addr, true, d->vendor,
+				     d->device, d->driver && d->driver[0] ? d->driver : NULL, ret);
 }
 
 /* the count of the current window only (the rule of policy.h): a window

@@ -25,7 +25,20 @@ static const struct pcierr_settings builtin_defaults = {
 	.max_wait_sec = PCIERR_DEFAULT_MAX_WAIT_SEC,
 	.step_timeout_sec = PCIERR_DEFAULT_STEP_TIMEOUT_SEC,
 	.recover = true,
+	.method = PCIERR_METHOD_AUTO,
+	.verify_sec = PCIERR_DEFAULT_VERIFY_SEC,
+	.verify_escalate = true,
 };
+
+static const char *const method_names[] = {
+	[PCIERR_METHOD_AUTO] = "auto",
+	[PCIERR_METHOD_HOTPLUG] = "hotplug",
+};
+
+const char *pcierr_method_to_string(enum pcierr_method m)
+{
+	return (unsigned int)m < ELEMENTSOF(method_names) ? method_names[m] : NULL;
+}
 
 void pcierr_config_init(struct pcierr_config *c)
 {
@@ -175,28 +188,42 @@ enum section {
 	SECTION_STATE,
 };
 
+enum key_kind {
+	KEY_NUMBER,
+	KEY_BOOLEAN,
+	KEY_METHOD,
+	KEY_PATH,			/* MetricsPath */
+};
+
 struct key_desc {
 	const char *name;
 	unsigned int bit;		/* PCIERR_SET_*; 0 = MetricsPath */
 	unsigned int min, max;		/* numbers */
 	size_t offset;			/* in struct pcierr_settings */
+	enum key_kind kind;
 };
 
 static const struct key_desc keys[] = {
 	{ "MaxFreezes", PCIERR_SET_MAX_FREEZES, 0, PCIERR_MAX_FREEZES_MAX,
-	  offsetof(struct pcierr_settings, max_freezes) },
+	  offsetof(struct pcierr_settings, max_freezes), KEY_NUMBER },
 	{ "FreezeWindowSec", PCIERR_SET_FREEZE_WINDOW_SEC,
 	  PCIERR_FREEZE_WINDOW_SEC_MIN, PCIERR_FREEZE_WINDOW_SEC_MAX,
-	  offsetof(struct pcierr_settings, freeze_window_sec) },
+	  offsetof(struct pcierr_settings, freeze_window_sec), KEY_NUMBER },
 	{ "MaxWaitSec", PCIERR_SET_MAX_WAIT_SEC, PCIERR_MAX_WAIT_SEC_MIN,
 	  PCIERR_MAX_WAIT_SEC_MAX,
-	  offsetof(struct pcierr_settings, max_wait_sec) },
+	  offsetof(struct pcierr_settings, max_wait_sec), KEY_NUMBER },
 	{ "StepTimeoutSec", PCIERR_SET_STEP_TIMEOUT_SEC,
 	  PCIERR_STEP_TIMEOUT_SEC_MIN, PCIERR_STEP_TIMEOUT_SEC_MAX,
-	  offsetof(struct pcierr_settings, step_timeout_sec) },
+	  offsetof(struct pcierr_settings, step_timeout_sec), KEY_NUMBER },
 	{ "Recover", PCIERR_SET_RECOVER, 0, 1,
-	  offsetof(struct pcierr_settings, recover) },
-	{ "MetricsPath", 0, 0, 0, 0 },
+	  offsetof(struct pcierr_settings, recover), KEY_BOOLEAN },
+	{ "Method", PCIERR_SET_METHOD, 0, 0,
+	  offsetof(struct pcierr_settings, method), KEY_METHOD },
+	{ "VerifySec", PCIERR_SET_VERIFY_SEC, 0, PCIERR_VERIFY_SEC_MAX,
+	  offsetof(struct pcierr_settings, verify_sec), KEY_NUMBER },
+	{ "VerifyEscalate", PCIERR_SET_VERIFY_ESCALATE, 0, 1,
+	  offsetof(struct pcierr_settings, verify_escalate), KEY_BOOLEAN },
+	{ "MetricsPath", 0, 0, 0, 0, KEY_PATH },
 };
 
 /* Find or append the override for this match; NULL on ENOMEM */
@@ -209,8 +236,8 @@ get_override(struct pcierr_config *c, const struct pcierr_config_override *m)
 		o = &c->overrides[i];
 		if (o->type != m->type)
 			continue;
-		if (o->type == PCIERR_MATCH_ADDRESS ?
-		    strcmp(o->addr, m->addr) == 0 :
+		if (o->type == PCIERR_MATCH_ADDRESS ? strcmp(o->addr, m->addr) == 0 :
+		    o->type == PCIERR_MATCH_DRIVER ? strcmp(o->driver, m->driver) == 0 :
 		    o->vendor == m->vendor && o->device == m->device)
 			return o;
 	}
@@ -223,6 +250,42 @@ get_override(struct pcierr_config *c, const struct pcierr_config_override *m)
 	o->set = 0;
 	o->settings = builtin_defaults;
 	return o;
+}
+
+/* [Driver NAME]: the name as the kernel's driver core spells it */
+static int parse_driver_section(struct pcierr_config *c, const char *name, const char *fn,
+				unsigned int line, enum section *section,
+				struct pcierr_config_override **cur,
+				struct pcierr_config_error *err)
+{
+	struct pcierr_config_override m = { .type = PCIERR_MATCH_DRIVER };
+	size_t n = strlen(name);
+
+	if (n == 0)
+		return set_error(err, fn, line,
+				 "[Driver] needs a driver name, e.g. [Driver e1000]");
+	if (n >= sizeof(m.driver))
+		return set_error(err, fn, line, "[Driver %s]: name too long (at most %zu bytes)",
+				 name, sizeof(m.driver) - 1);
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
+			return set_error(err, fn, line,
+					 "[Driver %s]: not a driver name (letters, digits, _ - .)",
+					 name);
+	memcpy(m.driver, name, n + 1);
+	*cur = get_override(c, &m);
+	if (!*cur)
+		return set_errno(err, fn, -ENOMEM, "parsing");
+	*section = SECTION_DEVICE;
+	return 0;
+}
+
+static int parse_method(const char *s)
+{
+	for (size_t i = 0; i < ELEMENTSOF(method_names); i++)
+		if (strcmp(s, method_names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
 }
 
 static int parse_section(struct pcierr_config *c, char *l, const char *fn,
@@ -254,6 +317,8 @@ static int parse_section(struct pcierr_config *c, char *l, const char *fn,
 	if (*arg)
 		*arg++ = '\0';
 	arg = strstrip(arg);
+	if (strcmp(name, "Driver") == 0)
+		return parse_driver_section(c, arg, fn, line, section, cur, err);
 	if (strcmp(name, "Device") != 0)
 		return set_error(err, fn, line, "unknown section [%s]", name);
 	if (!*arg)
@@ -357,8 +422,7 @@ static int parse_assignment(struct pcierr_config *c, char *l, const char *fn,
 	if (!k)
 		return set_error(err, fn, line, "unknown key %s= in section [%s]", key, secname);
 
-	if (k->bit == 0) {
-		/* MetricsPath */
+	if (k->kind == KEY_PATH) {
 		char *p = NULL;
 
 		if (section != SECTION_POLICY)
@@ -380,8 +444,11 @@ static int parse_assignment(struct pcierr_config *c, char *l, const char *fn,
 	if (!*value) {
 		/* Empty: back to the default / drop the override */
 		if (section == SECTION_POLICY) {
-			if (k->bit == PCIERR_SET_RECOVER)
-				s->recover = builtin_defaults.recover;
+			if (k->kind == KEY_BOOLEAN)
+				*(bool *)((char *)s + k->offset) =
+					*(const bool *)((const char *)&builtin_defaults + k->offset);
+			else if (k->kind == KEY_METHOD)
+				s->method = builtin_defaults.method;
 			else
 				*(unsigned int *)((char *)s + k->offset) =
 					*(const unsigned int *)((const char *)&builtin_defaults + k->offset);
@@ -391,11 +458,17 @@ static int parse_assignment(struct pcierr_config *c, char *l, const char *fn,
 		return 0;
 	}
 
-	if (k->bit == PCIERR_SET_RECOVER) {
+	if (k->kind == KEY_BOOLEAN) {
 		r = parse_boolean(value);
 		if (r < 0)
 			return set_error(err, fn, line, "%s=%s: not a boolean (yes/no)", key, value);
-		s->recover = r;
+		*(bool *)((char *)s + k->offset) = r;
+	} else if (k->kind == KEY_METHOD) {
+		r = parse_method(value);
+		if (r < 0)
+			return set_error(err, fn, line, "%s=%s: not a method (auto, hotplug)",
+					 key, value);
+		s->method = (enum pcierr_method)r;
 	} else {
 		r = parse_unsigned(value, &v);
 		if (r == -EINVAL)
@@ -569,14 +642,27 @@ static void apply(struct pcierr_settings *s, const struct pcierr_config_override
 		s->step_timeout_sec = o->settings.step_timeout_sec;
 	if (o->set & PCIERR_SET_RECOVER)
 		s->recover = o->settings.recover;
+	if (o->set & PCIERR_SET_METHOD)
+		s->method = o->settings.method;
+	if (o->set & PCIERR_SET_VERIFY_SEC)
+		s->verify_sec = o->settings.verify_sec;
+	if (o->set & PCIERR_SET_VERIFY_ESCALATE)
+		s->verify_escalate = o->settings.verify_escalate;
 }
 
 void pcierr_config_resolve(const struct pcierr_config *c, const char *addr,
 			   bool has_ids, uint16_t vendor, uint16_t device,
 			   struct pcierr_settings *ret)
 {
+	pcierr_config_resolve_driver(c, addr, has_ids, vendor, device, NULL, ret);
+}
+
+void pcierr_config_resolve_driver(const struct pcierr_config *c, const char *addr,
+				  bool has_ids, uint16_t vendor, uint16_t device,
+				  const char *driver, struct pcierr_settings *ret)
+{
 	static const enum pcierr_match_type order[] = {
-		PCIERR_MATCH_VENDOR, PCIERR_MATCH_ID, PCIERR_MATCH_ADDRESS,
+		PCIERR_MATCH_VENDOR, PCIERR_MATCH_DRIVER, PCIERR_MATCH_ID, PCIERR_MATCH_ADDRESS,
 	};
 	char norm[PCIERR_ADDR_MAX];
 	int have_addr = -1;	/* normalised on the first Address= override only */
@@ -602,6 +688,10 @@ void pcierr_config_resolve(const struct pcierr_config *c, const char *addr,
 				break;
 			case PCIERR_MATCH_VENDOR:
 				if (!has_ids || o->vendor != vendor)
+					continue;
+				break;
+			case PCIERR_MATCH_DRIVER:
+				if (!driver || strcmp(o->driver, driver) != 0)
 					continue;
 				break;
 			}

@@ -17,6 +17,16 @@
  *   StepTimeoutSec=30    a step (driver callback, reset, hotplug) that
  *                        takes longer marks its PE stuck (1..86400)
  *   Recover=yes          boolean: yes/no, true/false, on/off, 1/0
+ *   Method=auto          auto: the callbacks where every driver has them,
+ *                        the hotplug path for the rest; hotplug: this
+ *                        device always goes the hotplug path (its driver's
+ *                        callbacks are known to be broken)
+ *   VerifySec=30         after a recovery, wait at most this many seconds
+ *                        for the device's function to be back (the same
+ *                        driver bound, its class devices present again);
+ *                        0 = no verification (0..3600)
+ *   VerifyEscalate=yes   a recovery whose function did not come back
+ *                        is tried once more by the hotplug path
  *   MetricsPath=         absolute path of the Prometheus textfile;
  *                        empty (the default) = no metrics. [Policy] only.
  *
@@ -26,6 +36,8 @@
  *   [Device 8086:10d3]         overrides for every device with these
  *                              vendor:device ids (hex, 1..4 digits)
  *   [Device 8086:*]            overrides for every device of the vendor
+ *   [Driver e1000]             overrides for every device bound to this
+ *                              driver (the name in /sys/bus/pci/drivers)
  *
  *   [State]              the state database (history retention)
  *   HistoryMax=10000     history rows kept; older rows are pruned
@@ -33,9 +45,10 @@
  *   HistoryMaxAgeSec=31536000  history rows older than this many seconds
  *                        are pruned (0..3153600000, 0 = no age limit)
  *
- *   A [Device] section takes MaxFreezes, FreezeWindowSec, MaxWaitSec,
- *   StepTimeoutSec and Recover. The most specific match wins, key by key:
- *   address, then vendor:device, then vendor:*, then [Policy].
+ *   A [Device] or [Driver] section takes MaxFreezes, FreezeWindowSec,
+ *   MaxWaitSec, StepTimeoutSec, Recover, Method, VerifySec and
+ *   VerifyEscalate. The most specific match wins, key by key: address,
+ *   then vendor:device, then driver, then vendor:*, then [Policy].
  *
  * Rules: whitespace around the key, the '=' and the value is ignored; a
  * value may not be quoted; a key set twice keeps the last value (also
@@ -67,6 +80,7 @@
 #define PCIERR_DEFAULT_FREEZE_WINDOW_SEC	3600U
 #define PCIERR_DEFAULT_MAX_WAIT_SEC		15U
 #define PCIERR_DEFAULT_STEP_TIMEOUT_SEC		30U
+#define PCIERR_DEFAULT_VERIFY_SEC		30U
 #define PCIERR_DEFAULT_HISTORY_MAX		10000U
 #define PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC	31536000U	/* 365 days */
 
@@ -78,8 +92,17 @@
 #define PCIERR_MAX_WAIT_SEC_MAX		3600U
 #define PCIERR_STEP_TIMEOUT_SEC_MIN	1U
 #define PCIERR_STEP_TIMEOUT_SEC_MAX	86400U
+#define PCIERR_VERIFY_SEC_MAX		3600U
+#define PCIERR_DRIVER_NAME_MAX		64	/* with the NUL */
 #define PCIERR_HISTORY_MAX_MAX		100000000U
 #define PCIERR_HISTORY_MAX_AGE_SEC_MAX	3153600000U	/* 100 years */
+
+/* How a device is recovered (Method=) */
+enum pcierr_method {
+	PCIERR_METHOD_AUTO,	/* callbacks where the drivers have them */
+	PCIERR_METHOD_HOTPLUG,	/* always the hotplug path */
+	__PCIERR_METHOD_MAX
+};
 
 /* The settings that apply to one device (after resolution). */
 struct pcierr_settings {
@@ -88,6 +111,9 @@ struct pcierr_settings {
 	unsigned int max_wait_sec;
 	unsigned int step_timeout_sec;
 	bool recover;
+	enum pcierr_method method;
+	unsigned int verify_sec;	/* 0: no verification */
+	bool verify_escalate;
 };
 
 /* Which fields of an override's settings are set (bit per key) */
@@ -97,12 +123,16 @@ enum {
 	PCIERR_SET_MAX_WAIT_SEC		= 1U << 2,
 	PCIERR_SET_STEP_TIMEOUT_SEC	= 1U << 3,
 	PCIERR_SET_RECOVER		= 1U << 4,
+	PCIERR_SET_METHOD		= 1U << 5,
+	PCIERR_SET_VERIFY_SEC		= 1U << 6,
+	PCIERR_SET_VERIFY_ESCALATE	= 1U << 7,
 };
 
 enum pcierr_match_type {
 	PCIERR_MATCH_ADDRESS,		/* [Device DDDD:BB:DD.F] */
 	PCIERR_MATCH_ID,		/* [Device VVVV:DDDD] */
 	PCIERR_MATCH_VENDOR,		/* [Device VVVV:*] */
+	PCIERR_MATCH_DRIVER,		/* [Driver NAME] */
 };
 
 struct pcierr_config_override {
@@ -110,6 +140,7 @@ struct pcierr_config_override {
 	char addr[PCIERR_ADDR_MAX];	/* normalised "%04x:%02x:%02x.%x" */
 	uint16_t vendor;
 	uint16_t device;
+	char driver[PCIERR_DRIVER_NAME_MAX];	/* DRIVER */
 	unsigned int set;		/* PCIERR_SET_* */
 	struct pcierr_settings settings;
 };
@@ -175,6 +206,13 @@ int pcierr_config_load(struct pcierr_config *c, const char *main_path,
 void pcierr_config_resolve(const struct pcierr_config *c, const char *addr,
 			   bool has_ids, uint16_t vendor, uint16_t device,
 			   struct pcierr_settings *ret);
+/* ... and with the driver bound to it (NULL or "": none or unknown), whose
+ * [Driver NAME] section sits between vendor:device and vendor:* */
+void pcierr_config_resolve_driver(const struct pcierr_config *c, const char *addr,
+				  bool has_ids, uint16_t vendor, uint16_t device,
+				  const char *driver, struct pcierr_settings *ret);
+
+const char *pcierr_method_to_string(enum pcierr_method m);
 
 /*
  * "DDDD:BB:DD.F" or "BB:DD.F" (hex, any case) -> normalised lower-case

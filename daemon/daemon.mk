@@ -14,7 +14,7 @@ PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
 	daemon/log.c daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c daemon/kernel-ops.c daemon/addrmap.c \
 	daemon/state-writer.c daemon/start.c daemon/hold.c daemon/observer.c daemon/metrics-observer.c \
-	daemon/metrics-writer.c \
+	daemon/metrics-writer.c daemon/verify.c daemon/verify-sysfs.c daemon/verify-slot.c \
 	$(sort $(wildcard daemon/bus-*.c)) \
 	kernel/pcierr_shim/pseries-rtas.c
 PCIERRD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(PCIERRD_SRCS))
@@ -45,8 +45,9 @@ $(PCIERRD): $(PCIERRD_OBJS) $(LIBPCIERR_A)
 
 -include $(PCIERRD_OBJS:.o=.d)
 
-# Installation: the daemon, its man pages and the commented default
-# configuration (never replacing one that is there: it is the admin's).
+# Installation: the daemon, its man pages, the commented default
+# configuration (never replacing one that is there: it is the admin's) and
+# the shipped list of drivers with broken callbacks (a drop-in).
 # The unit, bus files, catalog and DKMS tree: systemd/systemd.mk.
 .PHONY: install-pcierrd
 install: install-pcierrd
@@ -62,3 +63,7 @@ install-pcierrd: $(PCIERRD)
 		echo "install -m 0644 systemd/pcierrd.conf $(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf"; \
 		install -m 0644 systemd/pcierrd.conf $(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf; \
 	fi
+	# the shipped list of broken callbacks: the project's, replaced on
+	# every install (an administrator overrides it in a later drop-in)
+	install -m 0644 systemd/pcierrd.conf.d/50-known-broken.conf \
+		$(DESTDIR)$(SYSCONFDIR)/pcierr/pcierrd.conf.d/50-known-broken.conf

@@ -120,6 +120,9 @@ struct manager_counters {
 	uint64_t hotplug_fallbacks;
 	uint64_t permanent_disables;
 	uint64_t resyncs;
+	/* checks after a recovery that found the function not back (each
+	 * one, whether it escalated or ended the recovery failed) */
+	uint64_t verify_failures;
 };
 
 struct manager {

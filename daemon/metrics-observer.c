@@ -49,6 +49,7 @@ static int on_metrics(sd_event_source *es, void *userdata)
 	mt.hotplug_fallbacks = m->counters.hotplug_fallbacks;
 	mt.permanent_disables = m->counters.permanent_disables;
 	mt.resyncs = m->counters.resyncs;
+	mt.verify_failures = m->counters.verify_failures;
 
 	n = 0;
 	for (size_t i = 0; i < m->n_slots; i++) {

@@ -55,11 +55,6 @@ static bool is_bridge(const struct pcierr_policy_device *d)
 	return d->flags & PCIERR_DEV_F_BRIDGE;
 }
 
-/* unaware endpoint: hot-unplugged and rescanned instead of called */
-static bool is_unaware(const struct pcierr_policy_device *d)
-{
-	return !is_bridge(d) && !pcierr_policy_device_aware(d);
-}
 
 bool pcierr_policy_count_freeze(struct pcierr_freeze_record *r,
 				pcierr_usec_t now,
@@ -89,6 +84,7 @@ static const char *const action_names[] = {
 	[PCIERR_ACTION_DISABLE] = "disable",
 	[PCIERR_ACTION_DONE] = "done",
 	[PCIERR_ACTION_STUCK] = "stuck",
+	[PCIERR_ACTION_VERIFY] = "verify",
 };
 
 static const char *const reason_names[] = {
@@ -108,6 +104,8 @@ static const char *const reason_names[] = {
 	[PCIERR_REASON_NO_RESET] = "no-reset",
 	[PCIERR_REASON_IDENTITY_DISABLED] = "identity-disabled",
 	[PCIERR_REASON_OP_FAILED] = "operation-failed",
+	[PCIERR_REASON_NOT_VERIFIED] = "not-verified",
+	[PCIERR_REASON_METHOD] = "method-hotplug",
 };
 
 static const char *const phase_names[] = {
@@ -124,6 +122,7 @@ static const char *const phase_names[] = {
 	[PCIERR_PHASE_RESCAN] = "rescan",
 	[PCIERR_PHASE_DISABLE] = "disable",
 	[PCIERR_PHASE_KERNEL] = "kernel",
+	[PCIERR_PHASE_VERIFY] = "verify",
 };
 
 const char *pcierr_policy_action_to_string(enum pcierr_policy_action a)
@@ -175,7 +174,25 @@ static void device_settings(const struct ctx *c, size_t i, struct pcierr_setting
 {
 	const struct pcierr_policy_device *d = &c->pe->devices[i];
 
-	pcierr_config_resolve(c->cfg, d->addr, true, d->vendor, d->device, s);
+	pcierr_config_resolve_driver(c->cfg, d->addr, true, d->vendor, d->device,
+				     d->driver_bound ? d->driver : NULL, s);
+}
+
+/* Method=hotplug for this device (issue 25): its callbacks are not used */
+static bool by_method(const struct ctx *c, size_t i)
+{
+	struct pcierr_settings s;
+
+	device_settings(c, i, &s);
+	return s.method == PCIERR_METHOD_HOTPLUG;
+}
+
+/* unaware endpoint: hot-unplugged and rescanned instead of called */
+static bool is_unaware(const struct ctx *c, size_t i)
+{
+	const struct pcierr_policy_device *d = &c->pe->devices[i];
+
+	return !is_bridge(d) && (!pcierr_policy_device_aware(d) || by_method(c, i));
 }
 
 /*
@@ -188,6 +205,7 @@ static void pe_settings(struct ctx *c)
 {
 	struct pcierr_settings *ps = &c->pe_settings;
 	char norm[PCIERR_ADDR_MAX];
+	bool verified_one = false;
 	int named = -1;
 
 	pcierr_config_resolve(c->cfg, c->pe->addr, false, 0, 0, ps);
@@ -207,6 +225,13 @@ static void pe_settings(struct ctx *c)
 		}
 		ps->recover = ps->recover && s.recover;
 		ps->step_timeout_sec = MAX(ps->step_timeout_sec, s.step_timeout_sec);
+		/* the endpoints' functions are verified, not the bridges' */
+		if (!is_bridge(&c->pe->devices[i])) {
+			ps->verify_sec = verified_one ? MAX(ps->verify_sec, s.verify_sec) : s.verify_sec;
+			ps->verify_escalate = verified_one ? ps->verify_escalate && s.verify_escalate :
+					      s.verify_escalate;
+			verified_one = true;
+		}
 		if ((int)i == named)
 			ps->max_wait_sec = s.max_wait_sec;
 	}
@@ -409,7 +434,7 @@ static void list_unaware(struct ctx *c)
 	o->all_devices = false;
 	o->n_devices = 0;
 	for (size_t i = 0; i < c->pe->n_devices && i < ELEMENTSOF(o->devices); i++)
-		if (is_unaware(&c->pe->devices[i]))
+		if (is_unaware(c, i))
 			o->devices[o->n_devices++] = (unsigned int)i;
 }
 
@@ -506,25 +531,104 @@ static int reset(struct ctx *c, enum reset_kind kind)
 /* Choose the path from the PE's devices and take its first step */
 static int start_recovery(struct ctx *c)
 {
-	size_t aware = 0, unaware = 0;
+	size_t aware = 0, unaware = 0, method = 0;
+	int first_method = -1;
 
 	for (size_t i = 0; i < c->pe->n_devices; i++) {
 		if (is_bridge(&c->pe->devices[i]))
 			continue;
-		if (pcierr_policy_device_aware(&c->pe->devices[i]))
+		if (!is_unaware(c, i)) {
 			aware++;
-		else
-			unaware++;
+			continue;
+		}
+		unaware++;
+		if (pcierr_policy_device_aware(&c->pe->devices[i])) {
+			method++;
+			if (first_method < 0)
+				first_method = (int)i;
+		}
 	}
 
 	c->rec->last_reset = PCIERR_RESET_UNSPEC;
+	c->rec->by_method = method > 0;
 	if (unaware > 0 && aware == 0) {
 		c->rec->mode = PCIERR_MODE_FULL_HOTPLUG;
-		return remove_devices(c);
+		remove_devices(c);
+	} else {
+		c->rec->mode = unaware > 0 ? PCIERR_MODE_PARTIAL_HOTPLUG : PCIERR_MODE_CALLBACKS;
+		report(c, PCIERR_PHASE_ERROR_DETECTED, PCIERR_STEP_ERROR_DETECTED);
 	}
-	c->rec->mode = unaware > 0 ? PCIERR_MODE_PARTIAL_HOTPLUG : PCIERR_MODE_CALLBACKS;
-	report(c, PCIERR_PHASE_ERROR_DETECTED, PCIERR_STEP_ERROR_DETECTED);
+	if (method > 0) {
+		const struct pcierr_policy_device *d = &c->pe->devices[first_method];
+
+		c->out->reason = PCIERR_REASON_METHOD;
+		snprintf(c->out->message, sizeof(c->out->message),
+			 "Method=hotplug for %s%s%s%s: its callbacks are not used",
+			 d->addr, d->driver ? " (" : "", d->driver ? d->driver : "",
+			 d->driver ? ")" : "");
+	}
 	return 0;
+}
+
+static bool apply_pending(struct ctx *c);
+
+/*
+ * Where the recovery would be over and recovered: verify first (issue 25),
+ * unless VerifySec=0.
+ */
+static int recovered(struct ctx *c)
+{
+	if (c->pe_settings.verify_sec == 0 || c->pe->n_devices == 0)
+		return done(c, true, PCIERR_REASON_RECOVERED);
+	c->rec->phase = PCIERR_PHASE_VERIFY;
+	c->out->action = PCIERR_ACTION_VERIFY;
+	c->out->timeout_usec = (pcierr_usec_t)c->pe_settings.verify_sec * PCIERR_USEC_PER_SEC;
+	return 0;
+}
+
+/* The function did not come back (or a TIMEOUT while checking) */
+static int not_verified(struct ctx *c, const char *missing)
+{
+	struct pcierr_recovery *rec = c->rec;
+	const char *how = rec->mode == PCIERR_MODE_CALLBACKS ? "the callbacks' recovery" :
+			  rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG ? "the partial hotplug" :
+			  "the hotplug path";
+
+	if (!missing || !*missing)
+		missing = "not confirmed in time";
+	if (!rec->verify_escalated && c->pe_settings.verify_escalate) {
+		rec->verify_escalated = true;
+		rec->mode = PCIERR_MODE_FULL_HOTPLUG;
+		rec->escalate = false;
+		rec->last_reset = PCIERR_RESET_UNSPEC;
+		remove_devices(c);
+		c->out->reason = PCIERR_REASON_NOT_VERIFIED;
+		snprintf(c->out->message, sizeof(c->out->message),
+			 "the function did not come back after %s (%s): trying the hotplug path",
+			 how, missing);
+		return 0;
+	}
+	set_message(rec, "the function did not come back after %s%s (%s)", how,
+		    rec->verify_escalated ? " it escalated to" : "", missing);
+	return done(c, false, PCIERR_REASON_NOT_VERIFIED);
+}
+
+static int on_verified(struct ctx *c)
+{
+	struct pcierr_recovery *rec = c->rec;
+
+	if (rec->phase != PCIERR_PHASE_VERIFY)
+		return nothing(c, PCIERR_REASON_IGNORED);
+	if (apply_pending(c))
+		return 0;
+	if (rec->escalate) {
+		/* froze again while being checked: over again */
+		rec->escalate = false;
+		return start_recovery(c);
+	}
+	if (c->ev->verified)
+		return done(c, true, PCIERR_REASON_RECOVERED);
+	return not_verified(c, c->ev->missing);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -565,7 +669,8 @@ static void set_perm_failure_message(struct ctx *c)
 static bool op_in_flight(enum pcierr_recovery_phase p)
 {
 	return p != PCIERR_PHASE_IDLE && p != PCIERR_PHASE_WAIT &&
-	       p != PCIERR_PHASE_WAIT_UDEV && p != PCIERR_PHASE_KERNEL;
+	       p != PCIERR_PHASE_WAIT_UDEV && p != PCIERR_PHASE_KERNEL &&
+	       p != PCIERR_PHASE_VERIFY;
 }
 
 /* An administrator's Reset of an idle PE: not counted, always a reset */
@@ -691,7 +796,8 @@ static int fold(struct ctx *c, bool kernel_begin)
 		rec->escalate = true;
 
 	/* nothing in flight: act at once */
-	if ((rec->phase == PCIERR_PHASE_WAIT || rec->phase == PCIERR_PHASE_WAIT_UDEV) &&
+	if ((rec->phase == PCIERR_PHASE_WAIT || rec->phase == PCIERR_PHASE_WAIT_UDEV ||
+	     rec->phase == PCIERR_PHASE_VERIFY) &&
 	    apply_pending(c))
 		return 0;
 	nothing(c, rec->phase == PCIERR_PHASE_KERNEL ? PCIERR_REASON_KERNEL : PCIERR_REASON_FOLDED);
@@ -743,7 +849,7 @@ static int on_aer(struct ctx *c)
 			rec->escalate = false;
 			return start_recovery(c);
 		}
-		return done(c, true, PCIERR_REASON_RECOVERED);
+		return recovered(c);
 	}
 	/* FAILED: pcierr's own fallback, hot-unplug, reset and rescan */
 	rec->mode = PCIERR_MODE_FULL_HOTPLUG;
@@ -776,7 +882,7 @@ static enum pcierr_result merge_results(const struct ctx *c, enum pcierr_result 
 		if (is_bridge(d))
 			continue;
 		cards++;
-		if (!is_unaware(d))
+		if (!is_unaware(c, i))
 			members++;
 	}
 
@@ -799,7 +905,7 @@ static enum pcierr_result merge_results(const struct ctx *c, enum pcierr_result 
 		dev = &c->pe->devices[d];
 		/* unaware and bound: hot-unplugged, not merged; unbound
 		 * since it answered: merged (NO_DRIVER has no vote) */
-		if (is_bridge(dev) || (is_unaware(dev) && dev->driver_bound))
+		if (is_bridge(dev) || (is_unaware(c, (size_t)d) && dev->driver_bound))
 			continue;
 		answered++;
 		if (res->result != PCIERR_RESULT_GONE)
@@ -922,7 +1028,7 @@ static int on_op_done(struct ctx *c)
 			return reset(c, RESET_NEXT_OR_SAME);
 		if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
 			return enter(c, PCIERR_PHASE_RESCAN, PCIERR_ACTION_RESCAN);
-		return done(c, true, PCIERR_REASON_RECOVERED);
+		return recovered(c);
 
 	case PCIERR_PHASE_REMOVE:
 		if (ev->error)
@@ -939,7 +1045,7 @@ static int on_op_done(struct ctx *c)
 			rec->escalate = false;
 			return start_recovery(c);
 		}
-		return done(c, true, PCIERR_REASON_RECOVERED);
+		return recovered(c);
 
 	default:
 		return nothing(c, PCIERR_REASON_IGNORED);
@@ -992,6 +1098,11 @@ static int on_timeout(struct ctx *c)
 		c->rec->mode = PCIERR_MODE_FULL_HOTPLUG;
 		c->rec->escalate = false;
 		return remove_devices(c);
+	case PCIERR_PHASE_VERIFY:
+		/* the caller did not say in time: not verified */
+		if (apply_pending(c))
+			return 0;
+		return not_verified(c, NULL);
 	default:
 		if (c->rec->stuck)
 			return nothing(c, PCIERR_REASON_WAITING);
@@ -1065,6 +1176,9 @@ int pcierr_policy_step(const struct pcierr_config *cfg,
 		break;
 	case PCIERR_POLICY_EV_TIMEOUT:
 		on_timeout(&c);
+		break;
+	case PCIERR_POLICY_EV_VERIFIED:
+		on_verified(&c);
 		break;
 	case PCIERR_POLICY_EV_SLOT_EMPTY:
 		if (rec->phase == PCIERR_PHASE_IDLE)

@@ -109,6 +109,27 @@
  * the shim froze the PE meanwhile); FAILED -> pcierr's fallback, the full
  * hotplug sequence. SUCCESSFUL/FAILED without a BEGIN count once.
  *
+ * Method (issue 25): a device whose settings say Method=hotplug (an
+ * administrator's, or the shipped list of drivers whose callbacks are known
+ * broken) counts as unaware whatever handlers its driver has: alone, or
+ * with other unaware devices, the PE goes the full hotplug path; with aware
+ * ones, the partial one. Its callbacks are never called.
+ *
+ * Verification (issue 25): where a recovery would end DONE(recovered)
+ * (resume, the rescan of a hotplug path, the kernel's AER SUCCESSFUL) and
+ * the PE's VerifySec is above 0 (the longest of its endpoints': bridges
+ * have no function of their own to check), it goes to
+ * VERIFY first (timeout_usec = VerifySec): the caller checks that each
+ * device's function is back (its driver bound, its class devices present)
+ * and feeds VERIFIED (verified, missing = words for what is not back).
+ * Verified -> DONE(recovered). Not verified -> once per recovery, when
+ * VerifyEscalate holds for every endpoint of the PE, the full hotplug path
+ * (REMOVE all, reason NOT_VERIFIED: a fresh driver instance), and VERIFY
+ * again at its end; else DONE(failed, NOT_VERIFIED) with the missing words
+ * (no identity is disabled: the card answered, its driver did not come
+ * back). A TIMEOUT during VERIFY counts as not verified. A freeze during
+ * VERIFY is folded in: at VERIFIED the recovery starts over.
+ *
  * Contract with the caller: persist out.effects before carrying out the
  * action; arm the PE's timer when out.timeout_usec > 0 (a TIMEOUT during a
  * WAIT or WAIT_UDEV is the end of that wait: send WAIT_DONE earlier when
@@ -159,6 +180,7 @@ struct pcierr_policy_device {
 	uint32_t flags;			/* PCIERR_DEV_F_* */
 	bool driver_bound;
 	uint32_t handlers;		/* 1 << enum pcierr_handler */
+	const char *driver;		/* bound driver's name; NULL: unknown */
 	struct pcierr_freeze_record history;	/* of this identity */
 };
 
@@ -176,6 +198,7 @@ enum pcierr_policy_event_type {
 	PCIERR_POLICY_EV_WAIT_DONE,	/* a WAIT or WAIT_UDEV is over */
 	PCIERR_POLICY_EV_TIMEOUT,	/* out.timeout_usec passed */
 	PCIERR_POLICY_EV_SLOT_EMPTY,	/* the slot holds no card any more */
+	PCIERR_POLICY_EV_VERIFIED,	/* the VERIFY is over (verified, missing) */
 	__PCIERR_POLICY_EV_MAX
 };
 
@@ -230,6 +253,10 @@ struct pcierr_policy_event {
 	int error;			/* 0 or a negative errno */
 	const struct pcierr_policy_result *results;
 	size_t n_results;
+
+	/* VERIFIED */
+	bool verified;
+	const char *missing;	/* what is not back, in words; NULL: "" */
 };
 
 enum pcierr_policy_action {
@@ -246,6 +273,8 @@ enum pcierr_policy_action {
 	PCIERR_ACTION_DISABLE,		/* CMD_DISABLE, reason */
 	PCIERR_ACTION_DONE,		/* recovery over: recovered or not */
 	PCIERR_ACTION_STUCK,		/* the step in flight is overdue */
+	PCIERR_ACTION_VERIFY,		/* check the function is back, at most
+					 * timeout_usec; then feed VERIFIED */
 	__PCIERR_ACTION_MAX
 };
 
@@ -269,6 +298,10 @@ enum pcierr_policy_reason {
 	PCIERR_REASON_NO_RESET,		/* the PE supports no reset */
 	PCIERR_REASON_IDENTITY_DISABLED, /* disabled earlier, not enabled */
 	PCIERR_REASON_OP_FAILED,	/* an operation failed (errno) */
+	/* REMOVE (escalation), DONE: the function did not come back */
+	PCIERR_REASON_NOT_VERIFIED,
+	/* REMOVE, WAIT_UDEV...: the path is Method=hotplug's */
+	PCIERR_REASON_METHOD,
 	__PCIERR_REASON_MAX
 };
 
@@ -318,6 +351,7 @@ enum pcierr_recovery_phase {
 	PCIERR_PHASE_RESCAN,
 	PCIERR_PHASE_DISABLE,
 	PCIERR_PHASE_KERNEL,		/* the kernel's AER recovery runs */
+	PCIERR_PHASE_VERIFY,		/* is the function back? */
 	__PCIERR_PHASE_MAX
 };
 
@@ -344,6 +378,8 @@ struct pcierr_recovery {
 	pcierr_usec_t started_usec;
 	pcierr_usec_t started_mono;	/* ev->mono then; 0: none */
 	char message[256];		/* words for pending_disable */
+	bool verify_escalated;		/* a failed VERIFY went to hotplug */
+	bool by_method;			/* Method=hotplug chose the path */
 };
 
 #define PCIERR_RECOVERY_INIT ((struct pcierr_recovery) { .phase = PCIERR_PHASE_IDLE })

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "recovery.h"
 #include "state-writer.h"
+#include "verify-slot.h"
 #include "../kernel/pcierr_shim/pseries-rtas.h"
 
 /* a resync saw the operation over: its OP_DONE may still be queued on
@@ -41,6 +42,9 @@
 /* an operation the kernel still runs after its timeout: asked after again
  * at StepTimeoutSec, doubled each time, at most this */
 #define OP_RECHECK_MAX_USEC	(300 * PCIERR_USEC_PER_SEC)
+
+/* how often a VERIFY looks again whether the function is back */
+#define VERIFY_POLL_USEC	(200 * PCIERR_USEC_PER_MSEC)
 
 /* inputs a single input may lead to at once (a command failing at once,
  * a wait already over): more would be a loop */
@@ -176,6 +180,7 @@ static void folded_summary(struct slot *s);
 /* Timers */
 
 static void check_op(struct slot *s);
+static void verify_poll(struct slot *s, struct follow_up *next);
 
 static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 {
@@ -190,6 +195,14 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 	if (s->recovery.op_id != 0) {
 		/* a command's step timeout: where is the PE? */
 		check_op(s);
+		return 0;
+	}
+	if (s->recovery.policy.phase == PCIERR_PHASE_VERIFY) {
+		struct follow_up next = { 0 };
+
+		verify_poll(s, &next);
+		if (next.pending)
+			feed(s, &next.ev);
 		return 0;
 	}
 	if (s->recovery.policy.phase == PCIERR_PHASE_WAIT_UDEV || s->recovery.policy.phase == PCIERR_PHASE_WAIT) {
@@ -465,6 +478,8 @@ static void emit_started(struct slot *s)
 	if (fallback) {
 		log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
 			   "Slot %s: %s; recovering by %s.", s->addr,
+			   s->recovery.policy.by_method ?
+			   "Method=hotplug (pcierrd.conf) for a driver whose callbacks are known broken" :
 			   s->recovery.policy.mode == PCIERR_MODE_FULL_HOTPLUG ?
 			   "no driver has recovery callbacks" :
 			   "some drivers lack recovery callbacks",
@@ -493,7 +508,9 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 	struct manager *m = s->manager;
 	const char *result;
 	bool disabled = out->reason >= PCIERR_REASON_TOO_MANY_FREEZES &&
-			out->reason != PCIERR_REASON_OP_FAILED;
+			out->reason != PCIERR_REASON_OP_FAILED &&
+			out->reason != PCIERR_REASON_NOT_VERIFIED &&
+			out->reason != PCIERR_REASON_METHOD;
 	const char *why = out->message[0] ? out->message :
 			  pcierr_policy_reason_to_string(out->reason);
 	char duration[32];
@@ -529,8 +546,15 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 			   (unsigned long long)(out->duration_usec / 1000),
 			   s->recovery.mode ? s->recovery.mode : mode_name(&s->recovery.policy));
 	} else {
-		const char *extra[] = { duration, NULL };
+		char missing[600];
+		const char *extra[] = { duration, NULL, NULL };
 
+		if (out->reason == PCIERR_REASON_NOT_VERIFIED) {
+			/* what an administrator looks for (issue 25) */
+			snprintf(missing, sizeof(missing), "PCIERR_MISSING=%s",
+				 verify_slot_missing(s->recovery.verify));
+			extra[1] = missing;
+		}
 		m->counters.recoveries_failed++;
 		log_struct(LOG_ERR, PCIERR_MESSAGE_RECOVERY_FAILED, s->addr, NULL, extra,
 			   "Slot %s was not recovered (%s): %s.", s->addr, result,
@@ -636,6 +660,49 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	return true;
 }
 
+/*
+ * A VERIFY (issue 25): is every device's function back? Yes, or the
+ * bound passed: the answer is the next input (VERIFIED); else look again
+ * shortly. Nothing is written while it passes (the steps a recovery
+ * shows stay those of its path); a failure is, with what is missing.
+ */
+static void verify_poll(struct slot *s, struct follow_up *next)
+{
+	pcierr_usec_t now = now_monotonic_usec();
+	bool final = now >= verify_slot_deadline(s->recovery.verify);
+	pcierr_usec_t took = now - s->recovery.step_started_mono;
+	char missing[512];
+	bool ok;
+
+	ok = verify_slot_check(s->recovery.verify, final, missing, sizeof(missing));
+	if (!ok && !final) {
+		arm(s, VERIFY_POLL_USEC);
+		return;
+	}
+	if (ok) {
+		log_info("Slot %s: verify: the function is back (%llu ms).", s->addr,
+			 (unsigned long long)(took / 1000));
+	} else {
+		log_struct(LOG_WARNING, PCIERR_MESSAGE_RECOVERY_FAILED, s->addr, NULL,
+			   ((const char *[]) { "PCIERR_STEP=verify", NULL }),
+			   "Slot %s: verify: the function is not back within %llu ms: %s.", s->addr,
+			   (unsigned long long)(took / 1000), missing);
+		/* a step of its own where it failed (RecoveryStep, history) */
+		s->manager->counters.verify_failures++;
+		report_step(s, "verify", "missing", took);
+		history(s, NULL, PCIERR_HISTORY_STEP, "verify", "missing", "", took, 0, missing, NULL);
+	}
+	next->pending = true;
+	next->ev = (struct pcierr_policy_event) {
+		.type = PCIERR_POLICY_EV_VERIFIED,
+		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
+		.verified = ok,
+	};
+	/* the event outlives this frame in next: the words live in the slot */
+	next->ev.missing = verify_slot_missing(s->recovery.verify);
+}
+
 static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		      struct follow_up *next)
 {
@@ -685,6 +752,14 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			return op_failed_now(s, PCIERR_CMD_RESET, 0, r, next);
 		return started(s, PCIERR_CMD_RESET, op_id, out->timeout_usec);
 	case PCIERR_ACTION_REMOVE:
+		if (out->reason == PCIERR_REASON_NOT_VERIFIED) {
+			/* issue 25: drivers said recovered, the function is not back */
+			m->counters.hotplug_fallbacks++;
+			log_struct(LOG_WARNING, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
+				   "Slot %s: %s.", s->addr, out->message);
+		} else if (out->reason == PCIERR_REASON_METHOD) {
+			log_info("Slot %s: %s.", s->addr, out->message);
+		}
 		if (out->reason == PCIERR_REASON_NO_RESET && s->recovery.policy.phase != PCIERR_PHASE_IDLE) {
 			/* issue 8 point 6: the path, in the journal */
 			m->counters.hotplug_fallbacks++;
@@ -732,6 +807,10 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		if (r < 0)
 			return op_failed_now(s, PCIERR_CMD_DISABLE, 0, r, next);
 		return started(s, PCIERR_CMD_DISABLE, op_id, out->timeout_usec);
+	case PCIERR_ACTION_VERIFY:
+		s->recovery.step_started_mono = now_monotonic_usec();
+		verify_slot_begin(&s->recovery.verify, s->recovery.step_started_mono + out->timeout_usec);
+		return verify_poll(s, next);
 	case PCIERR_ACTION_DONE:
 		return finish(s, out);
 	case PCIERR_ACTION_STUCK:
@@ -768,6 +847,7 @@ static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 		devs[i].flags = d->flags;
 		devs[i].driver_bound = d->driver && d->driver[0];
 		devs[i].handlers = d->handlers;
+		devs[i].driver = d->driver;
 		devs[i].history = d->history;
 	}
 	*pe = (struct pcierr_policy_pe) {
@@ -2261,6 +2341,7 @@ static void recovery_slot_done(struct slot *s)
 {
 	disarm(s);
 	clear_queues(s);
+	verify_slot_free(&s->recovery.verify);
 }
 
 int recovery_reset(struct manager *m, const char *addr,
@@ -2315,6 +2396,11 @@ static void on_slot_synced(struct slot *s, enum slot_sync how)
 {
 	struct manager *m = s->manager;
 	char addr[PCIERR_ADDR_MAX];
+
+	/* what a recovery has to bring back (issue 25) */
+	if (!slot_recovery_busy(&s->recovery) && s->state == PCIERR_PE_STATE_NORMAL &&
+	    !slot_unhealthy(s))
+		verify_slot_remember(s, &s->recovery.verify);
 
 	switch (how) {
 	case SLOT_SYNC_RESYNC:

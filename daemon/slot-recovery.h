@@ -64,6 +64,10 @@ struct slot_recovery {
 	/* the RECOVER the shim started on its own for the freeze being
 	 * handled (its EVENT's auto_op_id): awaited, not sent */
 	uint64_t auto_op_id;
+
+	/* the devices' function while healthy, and the check after a
+	 * recovery (verify-slot.h, issue 25) */
+	struct verify_slot *verify;
 };
 
 #define SLOT_RECOVERY_INIT ((struct slot_recovery) { .policy = PCIERR_RECOVERY_INIT })

@@ -25,7 +25,9 @@ static void check_settings(const struct pcierr_settings *s)
 	    s->max_wait_sec < PCIERR_MAX_WAIT_SEC_MIN ||
 	    s->max_wait_sec > PCIERR_MAX_WAIT_SEC_MAX ||
 	    s->step_timeout_sec < PCIERR_STEP_TIMEOUT_SEC_MIN ||
-	    s->step_timeout_sec > PCIERR_STEP_TIMEOUT_SEC_MAX)
+	    s->step_timeout_sec > PCIERR_STEP_TIMEOUT_SEC_MAX ||
+	    s->verify_sec > PCIERR_VERIFY_SEC_MAX ||
+	    (unsigned int)s->method >= __PCIERR_METHOD_MAX)
 		abort();
 }
 
@@ -57,6 +59,13 @@ static void check(const struct pcierr_config *c, int r, const struct pcierr_conf
 		pcierr_config_resolve(c, o->type == PCIERR_MATCH_ADDRESS ? o->addr : "0000:01:00.0",
 				      true, o->vendor, o->device, &s);
 		check_settings(&s);
+		if (o->type == PCIERR_MATCH_DRIVER) {
+			/* a [Driver] name is never empty nor unterminated */
+			if (!o->driver[0] || strnlen(o->driver, sizeof(o->driver)) >= sizeof(o->driver))
+				abort();
+			pcierr_config_resolve_driver(c, "0000:01:00.0", true, 0, 0, o->driver, &s);
+			check_settings(&s);
+		}
 	}
 	pcierr_config_resolve(c, "0000:00:00.0", false, 0, 0, &s);
 	check_settings(&s);

@@ -29,6 +29,7 @@ int main(void)
 		suite_ctl,
 		suite_polkit,
 		suite_pseries,
+		suite_verify,
 	};
 	SRunner *sr = NULL;
 	int failed;

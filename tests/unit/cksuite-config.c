@@ -173,7 +173,110 @@ static const struct {
 	{ "[Device 8086:10d3 extra]\n", 1, "neither" },
 	{ "# a comment\n\n[Policy]\nMaxFreezes=5\n\nMaxWaitSec=99999\n", 6, "MaxWaitSec=99999" },
 	{ "[Policy]\nMaxFreezes=5\n[Device 01:00.0]\nRecover=yes\nRecover=perhaps\n", 5, "Recover=perhaps" },
+	/* issue 25: Method=, VerifySec=, VerifyEscalate=, [Driver NAME] */
+	{ "[Policy]\nMethod=callbacks\n", 2, "not a method (auto, hotplug)" },
+	{ "[Policy]\nMethod=Hotplug\n", 2, "not a method" },
+	{ "[Policy]\nVerifySec=3601\n", 2, "out of range (0...3600)" },
+	{ "[Policy]\nVerifySec=-1\n", 2, "not a number" },
+	{ "[Driver e1000]\nVerifyEscalate=sometimes\n", 2, "not a boolean" },
+	{ "[Driver]\n", 1, "needs a driver name" },
+	{ "[Driver e1000 e100]\n", 1, "not a driver name" },
+	{ "[Driver e/1000]\n", 1, "not a driver name" },
+	{ "[Driver aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n", 1, "too long" },
+	{ "[Driver e1000]\nMetricsPath=/x\n", 2, "only allowed in [Policy]" },
+	{ "[Driver e1000]\nAutoRecover=no\n", 2, "only allowed in [Policy]" },
 };
+
+/* Method=, VerifySec=, VerifyEscalate= and [Driver NAME] (issue 25) */
+static const struct {
+	const char *text;
+	const char *addr, *driver;
+	uint16_t vendor, device;	/* 0:0: ids unknown */
+	enum pcierr_method method;
+	unsigned int verify_sec;
+	bool escalate;
+	unsigned int max_freezes;
+} methods[] = {
+	{ "", "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
+	{ "[Policy]\nMethod=hotplug\nVerifySec=0\nVerifyEscalate=no\n", NULL, NULL, 0, 0,
+	  PCIERR_METHOD_HOTPLUG, 0, false, 5 },
+	{ "[Policy]\nMethod=hotplug\nMethod=\nVerifySec=3600\nVerifySec=\nVerifyEscalate=no\nVerifyEscalate=\n",
+	  NULL, NULL, 0, 0, PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
+	{ "[Driver e1000]\nMethod=hotplug\nMaxFreezes=2\n", "0000:01:00.0", "e1000", 0x8086, 0x100e,
+	  PCIERR_METHOD_HOTPLUG, PCIERR_DEFAULT_VERIFY_SEC, true, 2 },
+	{ "[Driver e1000]\nMethod=hotplug\n", "0000:01:00.0", "e1000e", 0x8086, 0x10d3,
+	  PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
+	{ "[Driver e1000]\nMethod=hotplug\n", "0000:01:00.0", NULL, 0x8086, 0x100e,
+	  PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
+	{ "[Driver 8250_pci]\nVerifySec=3\n", NULL, "8250_pci", 0, 0, PCIERR_METHOD_AUTO, 3, true, 5 },
+	{ "[Driver serial]\nMethod=hotplug\n[Driver serial]\nMethod=\n", NULL, "serial", 0, 0,
+	  PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
+	/* precedence: address > vendor:device > driver > vendor:* > [Policy] */
+	{ "[Device 8086:*]\nMethod=auto\nVerifySec=1\n[Driver e1000]\nMethod=hotplug\n",
+	  "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_HOTPLUG, 1, true, 5 },
+	{ "[Driver e1000]\nMethod=hotplug\nVerifySec=2\n[Device 8086:100e]\nMethod=auto\n",
+	  "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, 2, true, 5 },
+	{ "[Device 0000:01:00.0]\nMethod=auto\n[Driver e1000]\nMethod=hotplug\nVerifyEscalate=no\n",
+	  "0000:01:00.0", "e1000", 0x8086, 0x100e, PCIERR_METHOD_AUTO, PCIERR_DEFAULT_VERIFY_SEC, false, 5 },
+	{ "[Device 0000:01:00.0]\nMethod=hotplug\n", "01:00.0", NULL, 0, 0,
+	  PCIERR_METHOD_HOTPLUG, PCIERR_DEFAULT_VERIFY_SEC, true, 5 },
+};
+
+/* The shipped files load: the commented pcierrd.conf changes nothing, the
+ * list of broken callbacks routes its drivers to hotplug and no other */
+START_TEST(test_shipped)
+{
+	struct pcierr_config c;
+	struct pcierr_config_error err = {};
+	struct pcierr_settings s;
+
+	pcierr_config_init(&c);
+	ck_assert_msg(pcierr_config_load(&c, CK_SRCDIR "/systemd/pcierrd.conf",
+					 CK_SRCDIR "/systemd/pcierrd.conf.d", &err) == 0,
+		      "%s:%u: %s", err.file, err.line, err.message);
+	pcierr_config_resolve_driver(&c, "0000:0b:01.0", true, 0x8086, 0x100e, "e1000", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_HOTPLUG);
+	pcierr_config_resolve_driver(&c, "0000:0c:00.0", true, 0x1b36, 0x0002, "serial", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_HOTPLUG);
+	pcierr_config_resolve_driver(&c, "0000:01:00.0", true, 0x8086, 0x10d3, "e1000e", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_AUTO);
+	ck_assert_uint_eq(s.verify_sec, PCIERR_DEFAULT_VERIFY_SEC);
+	ck_assert(s.verify_escalate);
+	ck_assert_uint_eq(c.n_overrides, 2);
+	/* a later drop-in takes an entry back */
+	ck_assert_int_eq(pcierr_config_parse_string(&c, "[Driver e1000]\nMethod=auto\n", "90-local.conf",
+						    &err), 0);
+	pcierr_config_resolve_driver(&c, "0000:0b:01.0", true, 0x8086, 0x100e, "e1000", &s);
+	ck_assert_int_eq(s.method, PCIERR_METHOD_AUTO);
+	pcierr_config_done(&c);
+}
+END_TEST
+
+START_TEST(test_method)
+{
+	struct pcierr_config c;
+	struct pcierr_config_error err = {};
+	struct pcierr_settings s;
+	bool ids = methods[_i].vendor || methods[_i].device;
+
+	pcierr_config_init(&c);
+	ck_assert_msg(pcierr_config_parse_string(&c, methods[_i].text, "t.conf", &err) == 0,
+		      "case %d: %s:%u: %s", _i, err.file, err.line, err.message);
+	pcierr_config_resolve_driver(&c, methods[_i].addr, ids, methods[_i].vendor,
+				     methods[_i].device, methods[_i].driver, &s);
+	ck_assert_msg(s.method == methods[_i].method, "case %d: method %s, expected %s", _i,
+		      pcierr_method_to_string(s.method), pcierr_method_to_string(methods[_i].method));
+	ck_assert_uint_eq(s.verify_sec, methods[_i].verify_sec);
+	ck_assert_int_eq(s.verify_escalate, methods[_i].escalate);
+	ck_assert_uint_eq(s.max_freezes, methods[_i].max_freezes);
+	/* without the driver, [Driver] sections do not apply */
+	pcierr_config_resolve(&c, methods[_i].addr, ids, methods[_i].vendor, methods[_i].device, &s);
+	if (strstr(methods[_i].text, "[Driver") && !strstr(methods[_i].text, "[Device") &&
+	    methods[_i].driver && strstr(methods[_i].text, methods[_i].driver))
+		ck_assert_int_eq(s.method, PCIERR_METHOD_AUTO);
+	pcierr_config_done(&c);
+}
+END_TEST
 
 START_TEST(test_invalid)
 {
@@ -527,6 +630,8 @@ Suite *suite_config(void)
 	tc = tcase_create("invalid");
 	tcase_add_loop_test(tc, test_invalid, 0, (int)(sizeof(invalid) / sizeof(invalid[0])));
 	tcase_add_test(tc, test_nul_byte);
+	tcase_add_loop_test(tc, test_method, 0, (int)(sizeof(methods) / sizeof(methods[0])));
+	tcase_add_test(tc, test_shipped);
 	tcase_add_test(tc, test_auto_recover);
 	suite_add_tcase(s, tc);
 

@@ -39,6 +39,7 @@ struct dev {
 	unsigned int count;		/* history */
 	pcierr_usec_t last;		/* offset from T0 */
 	bool disabled;
+	const char *driver;		/* bound driver's name; NULL: unknown */
 };
 
 #define AWARE(a)	{ .addr = a, .vendor = 0x8086, .device = 0x10d3, .bound = true, .handlers = H_ALL }
@@ -49,13 +50,16 @@ struct dev {
 			  .handlers = H(ERROR_DETECTED) | H(RESUME) }
 #define UNBOUND(a)	{ .addr = a, .vendor = 0x1b36, .device = 0x0005, .bound = false, .handlers = H_ALL }
 #define BRIDGE(a)	{ .addr = a, .vendor = 0x1b36, .device = 0x000e, .bridge = true }
+/* an aware device bound to the named driver */
+#define DRV(a, drv)	{ .addr = a, .vendor = 0x8086, .device = 0x100e, .bound = true, \
+			  .handlers = H_ALL, .driver = (drv) }
 #define HIST(d, n, l)	{ .addr = (d), .vendor = 0x8086, .device = 0x10d3, .bound = true, \
 			  .handlers = H_ALL, .count = (n), .last = (l) }
 
 enum rt { RT_BOTH, RT_HOT, RT_FUND, RT_NONE };
 
 enum in_kind { IN_END, IN_FREEZE, IN_PERM, IN_AER, IN_OP, IN_WAIT_DONE, IN_TIMEOUT,
-	       IN_SLOT_EMPTY };
+	       IN_SLOT_EMPTY, IN_VERIFIED };
 
 struct in {
 	enum in_kind kind;
@@ -71,6 +75,8 @@ struct in {
 	enum pcierr_result below;	/* a device the PE does not list (a child PE's) */
 	enum pcierr_policy_freeze_kind fk;	/* FREEZE, PERM */
 	enum pcierr_reset_type rtype;		/* ... ADMIN */
+	bool verified;				/* VERIFIED */
+	const char *missing;
 };
 
 #define FREEZE(tt, d)	{ .kind = IN_FREEZE, .t = (tt), .named = (d) + 1 }
@@ -104,6 +110,9 @@ struct in {
 #define WAIT_DONE	{ .kind = IN_WAIT_DONE }
 #define TIMEOUT		{ .kind = IN_TIMEOUT }
 #define SLOT_EMPTY	{ .kind = IN_SLOT_EMPTY }
+/* the daemon's check after a recovery (issue 25) */
+#define VERIFIED_OK	{ .kind = IN_VERIFIED, .verified = true }
+#define VERIFIED_NOT(m)	{ .kind = IN_VERIFIED, .missing = (m) }
 
 #define CR	PCIERR_RESULT_CAN_RECOVER
 #define NR	PCIERR_RESULT_NEED_RESET
@@ -148,6 +157,11 @@ struct exp {
 			  .reason = PCIERR_REASON_RECOVERED, .duration = (us) }
 #define X_DONE_FAIL(r)	{ .action = PCIERR_ACTION_DONE, .reason = PCIERR_REASON_##r }
 #define X_STUCK		{ .action = PCIERR_ACTION_STUCK }
+#define X_VERIFY(sec)	{ .action = PCIERR_ACTION_VERIFY, .timeout = SEC(sec) }
+#define X_REMOVE_ALL_WHY(r, m) { .action = PCIERR_ACTION_REMOVE, .all = true, \
+			  .reason = PCIERR_REASON_##r, .msg = (m) }
+#define X_DONE_FAIL_MSG(r, m) { .action = PCIERR_ACTION_DONE, .reason = PCIERR_REASON_##r, \
+			  .msg = (m) }
 
 struct step {
 	struct in in;
@@ -160,6 +174,8 @@ struct step {
 struct scenario {
 	const char *name;
 	const char *config;
+	/* VERIFY is in the table: the harness does not answer it itself */
+	bool verify;
 	enum rt rt;
 	struct dev devs[MAXD];
 	struct step steps[MAXS];
@@ -172,6 +188,28 @@ struct scenario {
 	{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },			\
 	{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },			\
 	{ REP(RESUME, NO), X_DONE_OK }
+
+/* A full hotplug from its REMOVE's end to the RESCAN */
+#define HOTPLUG_TO_RESCAN						\
+	{ OP(REMOVE), X_UDEV_ALL },					\
+	{ WAIT_DONE, X_RESET(HOT) },					\
+	{ OP(RESET), X_RESCAN }
+
+/* One aware device asking for a reset, to the check of its function */
+#define RESET_TO_VERIFY							\
+	{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },			\
+	{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },			\
+	{ OP(RESET), X_REPORT(SLOT_RESET) },				\
+	{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },			\
+	{ REP(RESUME, NO), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) }
+
+/* ... two of them, VerifySec sec */
+#define RESET_TO_VERIFY_2(sec)						\
+	{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },			\
+	{ REP(ERROR_DETECTED, NR, NR), X_RESET(HOT) },			\
+	{ OP(RESET), X_REPORT(SLOT_RESET) },				\
+	{ REP(SLOT_RESET, RC, RC), X_REPORT(RESUME) },			\
+	{ REP(RESUME, NO, NO), X_VERIFY(sec) }
 
 /* From a DISABLE to the end */
 #define DISABLE_DONE(r)	{ OP(DISABLE), X_DONE_FAIL(r) }
@@ -953,6 +991,164 @@ static const struct scenario scenarios[] = {
 		{ AER(0, BEGIN), X_NOTHING(RECOVER_OFF), "1" },
 		{ AER(SEC(1), FAILED), X_NOTHING(RECOVER_OFF), "1" },
 		{ FREEZE(SEC(2), 0), X_NOTHING(RECOVER_OFF), "2" } } },
+
+	/* ------- Method= (issue 25 point 2): the hotplug path by choice ------- */
+	{ "[Driver] Method=hotplug: a device with callbacks goes the full hotplug path",
+	  .config = "[Driver e1000]\nMethod=hotplug\n",
+	  .devs = { DRV("0000:01:00.0", "e1000") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REMOVE_ALL_WHY(METHOD, "Method=hotplug for 0000:01:00.0 (e1000)"), "1" },
+		HOTPLUG_TO_RESCAN,
+		{ OP(RESCAN), X_DONE_OK } } },
+	{ "[Driver] of another driver does not match: callbacks",
+	  .config = "[Driver e1000]\nMethod=hotplug\n",
+	  .devs = { DRV("0000:01:00.0", "e1000e") },
+	  .steps = { { FREEZE(0, 0), X_REPORT(ERROR_DETECTED) } } },
+	{ "[Driver] does not match a device without a driver bound",
+	  .config = "[Driver e1000]\nMethod=hotplug\n",
+	  .devs = { { .addr = "0000:01:00.0", .vendor = 0x8086, .device = 0x100e,
+		      .handlers = H_ALL, .driver = "e1000" }, AWARE("0000:01:00.1") },
+	  .steps = { { FREEZE(0, 1), X_REPORT(ERROR_DETECTED) },
+		     { REP(ERROR_DETECTED, ND, CR), X_REMOVE(0x1) } } },
+	{ "[Device ADDR] Method=hotplug beside an aware device: partial hotplug of it alone",
+	  .config = "[Device 0000:01:00.1]\nMethod=hotplug\n",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT_MSG(ERROR_DETECTED, "Method=hotplug for 0000:01:00.1") },
+		{ REP(ERROR_DETECTED, CR, CR), X_REMOVE(0x2) },
+		{ OP(REMOVE), X_UDEV(0x2) },
+		{ WAIT_DONE, X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, RC, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO, NO), X_RESCAN },
+		{ OP(RESCAN), X_DONE_OK } } },
+	{ "[Device VVVV:DDDD] Method=hotplug",
+	  .config = "[Device 8086:10d3]\nMethod=hotplug\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { { FREEZE(0, 0), X_REMOVE_ALL_WHY(METHOD, "Method=hotplug") } } },
+	{ "Method=auto at the address beats the driver's hotplug",
+	  .config = "[Driver e1000]\nMethod=hotplug\n[Device 0000:01:00.0]\nMethod=auto\n",
+	  .devs = { DRV("0000:01:00.0", "e1000") },
+	  .steps = { { FREEZE(0, 0), X_REPORT(ERROR_DETECTED) } } },
+	{ "[Driver] Method=hotplug beats [Device VVVV:*] Method=auto",
+	  .config = "[Device 8086:*]\nMethod=auto\n[Driver e1000]\nMethod=hotplug\n",
+	  .devs = { DRV("0000:01:00.0", "e1000") },
+	  .steps = { { FREEZE(0, 0), X_REMOVE_ALL_WHY(METHOD, "e1000") } } },
+
+	/* ------- verification (issue 25 point 1) ------- */
+	{ "verified after resume: recovered",
+	  .verify = true,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		RESET_TO_VERIFY,
+		{ VERIFIED_OK, X_DONE_OK } } },
+	{ "callbacks said recovered, function not back: once to hotplug, back then",
+	  .verify = true,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED), "1" },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
+		{ VERIFIED_NOT("0000:01:00.0: tty 0 of 1"),
+		  X_REMOVE_ALL_WHY(NOT_VERIFIED, "tty 0 of 1"), "1" },
+		HOTPLUG_TO_RESCAN,
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
+		{ VERIFIED_OK, X_DONE_OK, "1" } } },
+	{ "not back after the hotplug either: failed with what is missing, nothing disabled",
+	  .verify = true,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		RESET_TO_VERIFY,
+		{ VERIFIED_NOT("0000:01:00.0: net 0 of 1"), X_REMOVE_ALL_WHY(NOT_VERIFIED, "net 0 of 1") },
+		HOTPLUG_TO_RESCAN,
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
+		{ VERIFIED_NOT("0000:01:00.0: driver e1000 not bound"),
+		  X_DONE_FAIL_MSG(NOT_VERIFIED, "driver e1000 not bound"), "1" },
+		/* the next freeze is recovered as usual */
+		{ FREEZE(SEC(60), 0), X_REPORT(ERROR_DETECTED), "2" } } },
+	{ "VerifyEscalate=no: not back is failed at once",
+	  .verify = true,
+	  .config = "[Policy]\nVerifyEscalate=no\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO },
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) },
+		{ REP(MMIO_ENABLED, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
+		{ VERIFIED_NOT("0000:01:00.0: tty 0 of 1"),
+		  X_DONE_FAIL_MSG(NOT_VERIFIED, "callbacks' recovery (0000:01:00.0: tty 0 of 1)") } } },
+	{ "VerifyEscalate=no on one device of the PE holds for the PE",
+	  .verify = true,
+	  .config = "[Device 0000:01:00.1]\nVerifyEscalate=no\n",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		RESET_TO_VERIFY_2(PCIERR_DEFAULT_VERIFY_SEC),
+		{ VERIFIED_NOT("x"), X_DONE_FAIL(NOT_VERIFIED) } } },
+	{ "VerifySec=0: no verification, recovered at resume",
+	  .verify = true,
+	  .config = "[Policy]\nVerifySec=0\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = { CAN_RECOVER_PATH(0) } },
+	{ "VerifySec is the longest of the PE's devices'",
+	  .verify = true,
+	  .config = "[Device 0000:01:00.1]\nVerifySec=30\n",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		RESET_TO_VERIFY_2(30) } },
+	{ "full hotplug verified after its rescan; a TIMEOUT is not verified",
+	  .verify = true,
+	  .devs = { NO_HANDLERS("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_REMOVE_ALL },
+		HOTPLUG_TO_RESCAN,
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
+		{ TIMEOUT, X_REMOVE_ALL_WHY(NOT_VERIFIED, "not confirmed in time") },
+		HOTPLUG_TO_RESCAN,
+		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
+		{ TIMEOUT, X_DONE_FAIL_MSG(NOT_VERIFIED, "escalated to") } } },
+	{ "VerifySec= of the card behind its root port (the bridge's default does not count)",
+	  .verify = true,
+	  .config = "[Device 0000:01:00.0]\nVerifySec=5\nVerifyEscalate=no\n",
+	  .devs = { BRIDGE("0000:00:1c.0"), AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 1), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, NO, NR), X_RESET(HOT) },
+		{ OP(RESET), X_REPORT(SLOT_RESET) },
+		{ REP(SLOT_RESET, NO, RC), X_REPORT(RESUME) },
+		{ REP(RESUME, NO, NO), X_VERIFY(5) },
+		{ VERIFIED_NOT("x"), X_DONE_FAIL(NOT_VERIFIED) } } },
+	{ "a freeze during VERIFY is folded in; the recovery starts over",
+	  .verify = true,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		RESET_TO_VERIFY,
+		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "2" },
+		{ VERIFIED_OK, X_REPORT(ERROR_DETECTED) } } },
+	{ "the kernel's AER SUCCESSFUL is verified too",
+	  .verify = true,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER(0, BEGIN), X_NOTHING(KERNEL), "1" },
+		{ AER(SEC(1), SUCCESSFUL), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
+		{ VERIFIED_NOT("0000:01:00.0: net 0 of 1"), X_REMOVE_ALL_WHY(NOT_VERIFIED, "net 0 of 1") } } },
+	{ "VERIFIED outside VERIFY is ignored",
+	  .verify = true,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ VERIFIED_NOT("x"), X_NOTHING(IGNORED) },
+		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
+		{ VERIFIED_OK, X_NOTHING(IGNORED) } } },
+	{ "past the limit during VERIFY: disabled at once",
+	  .verify = true,
+	  .config = "[Policy]\nMaxFreezes=1\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		RESET_TO_VERIFY,
+		{ FREEZE(SEC(1), 0), X_DISABLE(TOO_MANY_FREEZES), "2d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
 };
 
 /* ------------------------------------------------------------------ */
@@ -1037,6 +1233,7 @@ START_TEST(test_scenario)
 		devs[i].device = d->device;
 		devs[i].driver_bound = d->bound;
 		devs[i].handlers = d->handlers;
+		devs[i].driver = d->driver;
 		devs[i].flags = d->bridge ? PCIERR_DEV_F_BRIDGE : 0;
 		devs[i].history = (struct pcierr_freeze_record) {
 			.count = d->count,
@@ -1109,11 +1306,33 @@ START_TEST(test_scenario)
 		case IN_SLOT_EMPTY:
 			ev.type = PCIERR_POLICY_EV_SLOT_EMPTY;
 			break;
+		case IN_VERIFIED:
+			ev.type = PCIERR_POLICY_EV_VERIFIED;
+			ev.verified = in->verified;
+			ev.missing = in->missing;
+			break;
 		default:
 			ck_abort_msg("%s: bad input", ctx);
 		}
 
 		ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+		if (out->action == PCIERR_ACTION_VERIFY && x->action == PCIERR_ACTION_DONE &&
+		    x->recovered && !sc->verify) {
+			/* issue 25: every recovered end is verified first; the
+			 * daemon found the function back */
+			struct pcierr_policy_event v = {
+				.type = PCIERR_POLICY_EV_VERIFIED, .now = ev.now,
+				.verified = true,
+			};
+
+			ck_assert_msg(rec.phase == PCIERR_PHASE_VERIFY &&
+				      out->timeout_usec == SEC(PCIERR_DEFAULT_VERIFY_SEC),
+				      "%s: VERIFY without its phase or bound", ctx);
+			/* the first output's effects are persisted first */
+			for (size_t e = 0; e < out->n_effects; e++)
+				devs[out->effects[e].device].history = out->effects[e].record;
+			ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &v, out), 0);
+		}
 
 		ck_assert_msg(out->action == x->action, "%s: action %s, expected %s (reason %s)",
 			      ctx, pcierr_policy_action_to_string(out->action),
@@ -1171,7 +1390,8 @@ START_TEST(test_scenario)
 			ck_assert_msg(out->timeout_usec > 0, "%s: no timeout for a step", ctx);
 		if ((ev.type == PCIERR_POLICY_EV_FREEZE || ev.type == PCIERR_POLICY_EV_AER) &&
 		    before != PCIERR_PHASE_IDLE && before != PCIERR_PHASE_WAIT &&
-		    before != PCIERR_PHASE_WAIT_UDEV && before != PCIERR_PHASE_KERNEL)
+		    before != PCIERR_PHASE_WAIT_UDEV && before != PCIERR_PHASE_KERNEL &&
+		    before != PCIERR_PHASE_VERIFY)
 			ck_assert_msg(out->action == PCIERR_ACTION_NOTHING,
 				      "%s: a second operation while one is in flight", ctx);
 		if (out->action != PCIERR_ACTION_DONE && out->action != PCIERR_ACTION_NOTHING &&
@@ -1366,9 +1586,14 @@ START_TEST(test_monotonic_and_kernel_timeout)
 	ev.now -= 10 * PCIERR_USEC_PER_SEC;
 	ev.mono += 2 * PCIERR_USEC_PER_SEC;
 	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(out->action, PCIERR_ACTION_VERIFY);
+	ev.type = PCIERR_POLICY_EV_VERIFIED;
+	ev.verified = true;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
 	ck_assert_int_eq(out->action, PCIERR_ACTION_DONE);
 	ck_assert(out->recovered);
 	ck_assert_uint_eq(out->duration_usec, 2 * PCIERR_USEC_PER_SEC);
+	ev.type = PCIERR_POLICY_EV_AER;
 
 	/* BEGIN and then nothing: the step timeout is the kernel's failure */
 	ev.aer = PCIERR_POLICY_AER_BEGIN;

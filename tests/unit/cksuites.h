@@ -16,5 +16,6 @@ Suite *suite_bus(void);
 Suite *suite_ctl(void);
 Suite *suite_polkit(void);
 Suite *suite_pseries(void);
+Suite *suite_verify(void);
 
 #endif /* PCIERR_CKSUITES_H */

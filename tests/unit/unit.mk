@@ -17,7 +17,8 @@ UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
 	daemon/bus-util.c daemon/bus-polkit.c daemon/bus-status.c daemon/pci-names.c \
-	daemon/state-writer.c daemon/log.c daemon/observer.c
+	daemon/state-writer.c daemon/log.c daemon/observer.c \
+	daemon/verify.c daemon/verify-sysfs.c
 # pcierrctl's pure parts (cksuite-ctl.c; not its main(), nor the bus code)
 UNIT_CTL_SRCS := tools/pcierrctl/json.c tools/pcierrctl/format.c tools/pcierrctl/pager.c \
 	tools/pcierrctl/model.c tools/pcierrctl/output.c
@@ -42,8 +43,9 @@ $(BUILD)/$(UNIT_DIR)/%.o: $(UNIT_DIR)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
-# cksuite-bus.c compares the introspection with dbus/*.xml of this tree
-$(BUILD)/$(UNIT_DIR)/cksuite-bus.o: UNIT_CFLAGS += -DCK_SRCDIR='"$(CURDIR)"'
+# cksuite-bus.c compares the introspection with dbus/*.xml of this tree;
+# cksuite-config.c loads the shipped configuration and drop-in
+$(BUILD)/$(UNIT_DIR)/cksuite-bus.o $(BUILD)/$(UNIT_DIR)/cksuite-config.o: UNIT_CFLAGS += -DCK_SRCDIR='"$(CURDIR)"'
 
 # cksuite-ctl.c runs build/pcierrctl against a fake pcierrd
 $(BUILD)/$(UNIT_DIR)/cksuite-ctl.o: UNIT_CFLAGS += -DCK_PCIERRCTL='"$(abspath $(BUILD))/pcierrctl"'
@@ -75,7 +77,7 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
 DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/start.c daemon/metrics-observer.c daemon/metrics-writer.c \
-	daemon/kernel-ops.c daemon/addrmap.c daemon/hold.c
+	daemon/kernel-ops.c daemon/addrmap.c daemon/hold.c daemon/verify-slot.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
 	$(BUILD)/$(UNIT_DIR)/cksuite-status.o $(BUILD)/$(UNIT_DIR)/cksuite-hold.o \
 	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \
