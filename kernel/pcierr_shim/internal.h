@@ -322,6 +322,7 @@ static inline int pcierr_id_reg(const struct pci_dev *pdev)
 {
 	return pdev->is_virtfn ? PCI_CLASS_REVISION : PCI_VENDOR_ID;
 }
+
 void pcierr_watch_fn(struct work_struct *work);
 
 /* auto.c */
