@@ -5,8 +5,8 @@
 # Scenario 44: recovering the disk that memory reclaim needs (review R3,
 # issue 22). The nvme below the switch holds a swap file and a busy ext4
 # file system; a memory hog (files in a tmpfs, which only swap can take
-# out of memory) pushes the guest into reclaim while the nvme is frozen, so
-# that swap-out and writeback wait for the frozen disk. The RECOVER must
+# out of memory) pushes its memory cgroup into reclaim while the nvme is
+# frozen, so that swap-out and writeback wait for the frozen disk. The RECOVER must
 # still run (its queue has a rescuer, WQ_MEM_RECLAIM; its allocations do
 # not start I/O, memalloc_noio) and end recovered; then every page the hog
 # wrote reads back right (swapped in from the recovered disk), so does
@@ -17,19 +17,23 @@
 # (docs/drivers.md, "03-nvme"): nvme only gets it going again with its
 # own timeout and controller reset. A freeze under load always has such
 # requests, so the namespace's timeout is cut to 5 s here (from 30 s, the
-# guest's hung-task limit): that driver defect then costs seconds, not a
-# hung task, and what is checked is the shim's part and the data.
+# guest's hung-task limit), which bounds how long that defect takes to
+# show. It shows: nvme's timeouts reset the controller again and again and
+# at last disable it, and the swapped-out pages are lost ("the hog's copy
+# 1 differs", I/O errors). So this scenario is in VM_FAULTS_DEFECTS
+# (tests/vm/vm.mk, "make vm-faults-defects"), not in make check, until
+# nvme-pci (or QEMU) is mended; its first half, the shim's RECOVER ending
+# "recovered" with reclaim waiting for the frozen disk, passes.
 # And nvme_reset_work() itself allocates with GFP_KERNEL
 # (pci_enable_device() -> acpi_pci_irq_enable() -> sysfs nodes) while the
 # namespace's queue is still frozen: if that allocation has to reclaim
 # and reclaim picks a page to swap to this very disk, the reset waits for
-# itself (seen here: nvme-reset-wq in __bio_queue_enter(), under
-# shmem_writepage(); the kernel's own AER recovery runs the same reset
-# work). So the hog stops 48 MiB above the min watermark and, once the
-# disk is frozen, kswapd's band is widened (watermark_scale_factor 1000:
-# kswapd works until 20% of memory above it is free): kswapd is in
-# reclaim, its swap-out waits for the frozen disk, and the reset's
-# allocations are served without reclaim.
+# itself (seen here with the whole guest out of memory: nvme-reset-wq in
+# __bio_queue_enter() under shmem_writepage(); the kernel's own AER
+# recovery runs the same reset work; docs/drivers.md). So the pressure is
+# a memory cgroup's: the hog runs in one whose memory.high is 64 MiB, and
+# its own reclaim swaps its tmpfs pages out to the frozen disk, while the
+# guest as a whole keeps enough free memory for nvme's reset.
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$SW_DOWN2
@@ -37,15 +41,17 @@ NV=$NVME
 IMG=${PCIERR_OUT:?}/nvme.img
 MNT=$TMP/mnt
 HOG=$TMP/hog
+CG=$TMP/cg
 CLEANUP_PES=$PE
 PATTERN_MB=4
 undo() {
 	touch "$TMP/stop"
-	[ -n "${WSF0:-}" ] && echo "$WSF0" > /proc/sys/vm/watermark_scale_factor
 	[ -n "${TO0:-}" ] && echo "$TO0" > "$QTO"
 	swapoff "$MNT/swap" 2>/dev/null
 	umount "$MNT" 2>/dev/null
 	umount "$HOG" 2>/dev/null
+	rmdir "$CG/hog" 2>/dev/null
+	[ -n "${CGMOUNTED:-}" ] && umount "$CG" 2>/dev/null
 	_d=$(nvme_disk "$NV") && [ -s "$TMP/pattern" ] &&
 		dd if="$TMP/pattern" of="/dev/$_d" bs=64k oflag=direct conv=fsync 2>/dev/null
 	return 0
@@ -70,12 +76,20 @@ mkdir -p "$MNT" "$HOG"
 run mkfs.ext4 -q -F "/dev/$disk"
 [ "$rc" = 0 ] || fail "mkfs.ext4 failed"
 mount "/dev/$disk" "$MNT" || fail "cannot mount /dev/$disk"
-run dd if=/dev/zero of="$MNT/swap" bs=1M count=128 conv=fsync
+run fallocate -l 128M "$MNT/swap"
+[ "$rc" = 0 ] || fail "cannot allocate the swap file"
 chmod 600 "$MNT/swap"
 run mkswap "$MNT/swap"
 swapon "$MNT/swap" || fail "swapon $MNT/swap failed"
 ok "swap on $MNT/swap (128 MiB) on /dev/$disk"
-mount -t tmpfs -o size=1200m tmpfs "$HOG" || fail "cannot mount a tmpfs"
+mount -t tmpfs -o size=400m tmpfs "$HOG" || fail "cannot mount a tmpfs"
+mkdir -p "$CG"
+mount -t cgroup2 none "$CG" || fail "cannot mount cgroup2"
+CGMOUNTED=1
+echo +memory > "$CG/cgroup.subtree_control" || fail "no memory controller"
+mkdir "$CG/hog" || fail "cannot make a cgroup"
+echo 64M > "$CG/hog/memory.high" || fail "cannot set memory.high"
+ok "the hog's cgroup: memory.high 64 MiB, swap unlimited"
 
 # writer: rewrites 8 files with the known contents, each with an fsync
 writer() {
@@ -86,37 +100,30 @@ writer() {
 	done
 	echo "$w" > "$TMP/writes"
 }
-# hog FROM TO: copies FROM..TO of the known contents into the tmpfs
+# hog FROM TO: copies FROM..TO of the known contents into the tmpfs, in
+# the hog's cgroup (a process of its own), in the background; $HOG/done.TO
+# when done
 hog() {
-	h=$1
-	while [ "$h" -le "$2" ]; do
-		cat "$TMP/pattern" > "$HOG/p.$h" || return 1
-		h=$((h + 1))
-	done
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 1
+		h=$2
+		while [ "$h" -le "$3" ]; do
+			cat "$4" > "$5/p.$h" || exit 1
+			h=$((h + 1))
+		done
+		touch "$5/done.$3"' hog "$CG/hog" "$1" "$2" "$TMP/pattern" "$HOG" &
+	BG_PIDS="$BG_PIDS $!"
 }
-# hog_down FROM KB: more copies while MemFree is above KB; the last one's
-# number in $HOG/last
-hog_down() {
-	h=$1
-	while [ "$(free_kb)" -gt "$2" ]; do
-		cat "$TMP/pattern" > "$HOG/p.$h" || return 1
-		h=$((h + 1))
-	done
-	echo $((h - 1)) > "$HOG/last"
-}
-avail_mb() { echo $(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 )); }
-free_kb() { sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
+
 pswpout() { sed -n 's/^pswpout \([0-9]*\)/\1/p' /proc/vmstat; }
 hung() { dmesg | grep -cE 'blocked for more than|Out of memory|oom-kill'; }
 hung0=$(hung)
-WSF0=$(cat /proc/sys/vm/watermark_scale_factor)
-floor=$(( $(cat /proc/sys/vm/min_free_kbytes) + 48 * 1024 ))
 
-# first fill most of the memory while the disk works
-n1=$(( ($(avail_mb) - 48) / PATTERN_MB ))
-[ "$n1" -gt 10 ] || fail "only $(avail_mb) MiB available"
-hog 1 "$n1" || fail "the hog failed before the freeze"
-ok "$n1 x $PATTERN_MB MiB in the tmpfs, $(avail_mb) MiB available"
+# 96 MiB into the 64 MiB cgroup while the disk works: swapping already
+out0=$(pswpout)
+hog 1 24
+wait_until 120 test -e "$HOG/done.24" || fail "the hog did not get 96 MiB into its cgroup before the freeze"
+[ $(($(pswpout) - out0)) -gt 0 ] || fail "the hog's cgroup swapped nothing before the freeze"
+ok "96 MiB in the hog's cgroup, $(($(pswpout) - out0)) pages swapped out (disk working)"
 writer &
 WRITER=$!
 BG_PIDS="$BG_PIDS $WRITER"
@@ -126,13 +133,11 @@ info "the nvme frozen, the hog pushing into swap"
 out0=$(pswpout)
 must_nl inject "$NV"
 expect "PE state after inject" "$(pe_state "$PE")" frozen
-# kswapd's band widened now: it wakes at once and reclaims, into swap
-echo 1000 > /proc/sys/vm/watermark_scale_factor
-hog_down $((n1 + 1)) "$floor" || fail "the hog failed while the disk was frozen"
-n2=$(cat "$HOG/last")
-info "$((n2 - n1)) more copies while frozen, MemFree $(( $(free_kb) / 1024 )) MiB"
-grep -E '^(pswpout|pgscan_kswapd) ' /proc/vmstat | sed 's/^/  | /'
-sleep 2
+n2=40
+hog 25 "$n2"
+sleep 4
+grep -E '^(pswpout|pgscan_direct|pgscan_kswapd) ' /proc/vmstat | sed 's/^/  | /'
+[ -e "$HOG/done.$n2" ] && info "the hog finished while the disk was frozen"
 outf=$(pswpout)
 info "pages sent to swap while frozen: $((outf - out0))"
 [ $((outf - out0)) -gt 0 ] || fail "nothing was sent to swap while frozen: the guest did not reach reclaim"
@@ -143,6 +148,8 @@ rd=$(line_with "recover_done " "$out")
 [ -n "$rd" ] || fail "pcierr-nl recover printed no recover_done line"
 expect "how the RECOVER under memory pressure stopped" "$(kv stop "$rd")" recovered
 info "RECOVER took $(ms_between "$t0" "$(now_ns)") ms"
+wait_until 90 test -e "$HOG/done.$n2" || fail "the hog did not finish after the recovery"
+ok "the hog finished"
 
 info "the data"
 touch "$TMP/stop"
