@@ -6,9 +6,10 @@
  * recovered by the callback path. The first FROZEN detection after the
  * ARM then starts the same RECOVER the daemon would have sent, without
  * the round trip through the daemon: the detection itself claims it,
- * under the PE's lock, and queues it next to the event work, not after
- * it, on the detecting CPU's queue (pcierr_local_wq, main.c). The
- * detection may be atomic, so the operation
+ * under the PE's lock, and queues it beside the event work (which runs
+ * on pcierr_wq), not after it, on a queue of its own: pcierr_recover_wq,
+ * unbound, high priority, WQ_MEM_RECLAIM (main.c). The detection may be
+ * atomic, so the operation
  * is allocated at ARM time and kept with the PE (pe->auto_op) until a
  * detection claims it or the PE goes.
  *
@@ -32,10 +33,18 @@
 
 /*
  * How many PEs have a budget: a hint that lets socket closes skip the
- * walk of the PEs when nobody armed anything. Exact but for PEs freed
- * while armed (never counted down: only a slower path).
+ * walk of the PEs when nobody armed anything. A PE that dies armed is
+ * counted down too (pcierr_auto_drop_locked()).
  */
 static atomic_t pcierr_auto_count = ATOMIC_INIT(0);
+
+/*
+ * Set by pcierr_auto_exit() before it disarms: genl_unregister_family()
+ * waits only for doits already running, so an ARM racing the unload
+ * must not arm a PE the disarm has passed. Read under each PE's lock,
+ * which the disarm takes after setting it.
+ */
+static bool pcierr_auto_closed;
 
 /* pe->lock held */
 static void pcierr_auto_set(struct pcierr_pe *pe, u32 budget)
@@ -73,7 +82,7 @@ int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
 			return -ENOMEM;
 	}
 	raw_spin_lock_irqsave(&pe->lock, flags);
-	if (pe->dead) {
+	if (pe->dead || (budget && READ_ONCE(pcierr_auto_closed))) {
 		ret = -ENODEV;
 	} else if (pe->id != pe_id) {
 		ret = -ESTALE;
@@ -123,6 +132,13 @@ struct pcierr_op *pcierr_auto_claim_locked(struct pcierr_pe *pe, u64 pe_id)
 	return op;
 }
 
+/* @pe goes away (pe->lock held): an arm left is counted down. */
+void pcierr_auto_drop_locked(struct pcierr_pe *pe)
+{
+	lockdep_assert_held(&pe->lock);
+	pcierr_auto_set(pe, 0);
+}
+
 /* Disarm every PE armed by @portid, or all of them (@all). */
 static void pcierr_auto_disarm(u32 portid, bool all)
 {
@@ -164,6 +180,7 @@ int pcierr_auto_init(void)
 /* The family goes (pcierr_nl_exit()): no claim after this returns. */
 void pcierr_auto_exit(void)
 {
+	WRITE_ONCE(pcierr_auto_closed, true);
 	netlink_unregister_notifier(&pcierr_auto_nb);
 	pcierr_auto_disarm(0, true);
 }

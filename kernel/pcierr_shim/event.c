@@ -17,6 +17,7 @@
 #include <linux/notifier.h>
 #include <linux/pm_runtime.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -170,10 +171,10 @@ int pcierr_detect(struct pcierr_dev *dev, pci_channel_state_t state,
 
 	queue_work(pcierr_wq, &pcierr_event_work);
 	if (op) {
-		/* Next to the event work, on this CPU: no wake-up elsewhere */
+		/* Beside the event work, not behind it (auto.c) */
 		op->event_seq = seq;
 		pcierr_op_attach(pe, op);
-		pcierr_op_start_local(op);
+		pcierr_op_start_armed(op);
 	}
 	if (seqp)
 		*seqp = seq;
@@ -241,6 +242,8 @@ static void pcierr_event_deliver(struct pcierr_ev *ev)
 
 static void pcierr_event_work_fn(struct work_struct *work)
 {
+	/* Recoveries wait for this delivery: no I/O from its allocations. */
+	unsigned int noio = memalloc_noio_save();
 	struct pcierr_pe *pe;
 	struct pcierr_ev ev;
 	unsigned long flags;
@@ -253,7 +256,7 @@ static void pcierr_event_work_fn(struct work_struct *work)
 		if (pe) {
 			list_del_init(&pe->freeze_node);
 			raw_spin_unlock_irqrestore(&pcierr_ev_lock, flags);
-			pcierr_pe_apply_freeze(pe);
+			pcierr_pe_apply_freeze(pe, true);
 			pcierr_owner_arm(pe, pcierr_nl_has_listeners());
 			pcierr_pe_put(pe);
 			continue;
@@ -276,6 +279,7 @@ static void pcierr_event_work_fn(struct work_struct *work)
 			wake_up_all(&pcierr_delivered_wq);
 		cond_resched();
 	}
+	memalloc_noio_restore(noio);
 }
 
 int pcierr_event_init(void)
@@ -380,8 +384,9 @@ static int pcierr_check(struct pci_dev *pdev)
 		goto out;
 	ret = 0;
 	/* Config space bypassing the disconnected check: is it there? */
-	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn, PCI_VENDOR_ID,
-				      &id) || id == ~0U || id == 0) {
+	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn,
+				      pcierr_id_reg(pdev), &id) ||
+	    id == ~0U || id == 0) {
 		pcierr_detect(dev, pci_channel_io_frozen, 0,
 			      PCIERR_SOURCE_CHECK, NULL);
 		ret = 1;

@@ -66,24 +66,48 @@ pci_channel_state_t pcierr_pci_state(u32 state)
 	}
 }
 
-/* Cut @dev off; false if it already was (or is gone). */
-static bool pcierr_freeze_dev(struct pcierr_dev *dev)
+/*
+ * Cut @dev off; false if it already was (or is gone). The device is held
+ * awake first (err.c's pm_runtime_get_sync()), outside dev->state_lock: a
+ * resume calls its driver. Without @wake (INJECT's doit, under genl's
+ * cb_lock: R12) nothing is resumed: a device that is not active is left
+ * for the event work (*@later), which freezes it with @wake.
+ */
+static bool pcierr_freeze_dev(struct pcierr_dev *dev, bool wake, bool *later)
 {
 	struct pci_dev *pdev = dev->pdev;
 	struct pci_bus *bus = pdev->bus;
 	unsigned int devfn = pdev->devfn;
-	bool cut = false;
+	bool cut = false, held, ref = false, extra = false;
 	u16 cmd, flags;
+	int r;
 
 	if (READ_ONCE(dev->removed))
 		return false;
 
 	mutex_lock(&dev->state_lock);
-	if (!dev->rpm_held) {
-		/* err.c's pm_runtime_get_sync(): awake for the recovery */
-		pm_runtime_get_sync(&pdev->dev);
+	held = dev->rpm_held;
+	mutex_unlock(&dev->state_lock);
+	if (!held) {
+		ref = true;
+		if (wake) {
+			pm_runtime_get_sync(&pdev->dev);
+		} else {
+			r = pm_runtime_get_if_active(&pdev->dev, true);
+			if (!r) {
+				*later = true;
+				return false;
+			}
+			if (r < 0)	/* runtime PM disabled: it stays as is */
+				pm_runtime_get_noresume(&pdev->dev);
+		}
+	}
+
+	mutex_lock(&dev->state_lock);
+	if (ref) {
+		extra = dev->rpm_held;	/* somebody else's came first */
 		dev->rpm_held = true;
-		cut = true;
+		cut = !extra;
 	}
 	if (!dev->hw_frozen) {
 		cut = true;
@@ -111,8 +135,23 @@ static bool pcierr_freeze_dev(struct pcierr_dev *dev)
 		}
 		/* Only what was written needs undoing (D14). */
 		dev->hw_frozen = dev->cmd_saved || dev->msix_saved;
+	} else if (dev->decode_thawed) {
+		/*
+		 * Frozen again while ENABLE_IO had decode back on (during
+		 * mmio_enabled, say): cut decode again. What it was before
+		 * the first freeze (frozen_cmd) stays what RESUME restores;
+		 * bus mastering and MSI-X were never given back.
+		 */
+		cut = true;
+		pci_bus_read_config_word(bus, devfn, PCI_COMMAND, &cmd);
+		if (cmd != 0xffff)
+			pci_bus_write_config_word(bus, devfn, PCI_COMMAND,
+						  cmd & ~PCIERR_CMD_DECODE);
 	}
+	dev->decode_thawed = false;
 	mutex_unlock(&dev->state_lock);
+	if (extra)
+		pm_runtime_put(&pdev->dev);
 	pcierr_set_io_state(pdev, pci_channel_io_frozen);
 	return cut;
 }
@@ -122,13 +161,13 @@ static bool pcierr_freeze_dev(struct pcierr_dev *dev)
  * when it cut a device off: a storm of detections on a PE already frozen
  * (INJECT after INJECT) does not flood the kernel log.
  */
-void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
+void pcierr_pe_apply_freeze(struct pcierr_pe *pe, bool wake)
 {
 	struct pcierr_dev **devs;
 	unsigned long flags;
 	unsigned long req;
 	int i, n, cut = 0;
-	bool todo;
+	bool todo, later = false;
 
 	/*
 	 * Every freeze asked for is applied already: return without waiting
@@ -155,14 +194,18 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe)
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		cut += pcierr_freeze_dev(devs[i]);
+		cut += pcierr_freeze_dev(devs[i], wake, &later);
 	pcierr_snapshot_put(devs, n);
 	if (cut)
-		pcierr_pe_info(pe, "PE frozen (%d devices)\n", n);
+		pcierr_pe_info(pe, "PE frozen (%d devices)%s\n", n,
+			       later ? ", the sleeping ones next" : "");
 
-	raw_spin_lock_irqsave(&pe->lock, flags);
-	pe->freeze_done = req;
-	raw_spin_unlock_irqrestore(&pe->lock, flags);
+	/* A device left asleep: the event work (queued) finishes the job. */
+	if (!later) {
+		raw_spin_lock_irqsave(&pe->lock, flags);
+		pe->freeze_done = req;
+		raw_spin_unlock_irqrestore(&pe->lock, flags);
+	}
 out:
 	mutex_unlock(&pe->freeze_lock);
 }
@@ -178,7 +221,7 @@ void pcierr_pe_refreeze(struct pcierr_pe *pe)
 	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->freeze_done = pe->freeze_req - 1;
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
-	pcierr_pe_apply_freeze(pe);
+	pcierr_pe_apply_freeze(pe, true);
 }
 
 /*
@@ -209,6 +252,8 @@ void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma)
 			cmd |= dev->frozen_cmd & PCI_COMMAND_INTX_DISABLE;
 		}
 		pci_bus_write_config_word(bus, devfn, PCI_COMMAND, cmd);
+		/* Still frozen: a detection now must cut decode again. */
+		dev->decode_thawed = !dma;
 	}
 	if (dma && pdev->msix_cap && dev->msix_saved &&
 	    !(dev->frozen_msix & PCI_MSIX_FLAGS_MASKALL)) {
@@ -226,6 +271,7 @@ void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma)
 		dev->hw_frozen = false;
 		dev->cmd_saved = false;
 		dev->msix_saved = false;
+		dev->decode_thawed = false;
 	}
 out:
 	mutex_unlock(&dev->state_lock);

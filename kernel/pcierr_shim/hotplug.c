@@ -54,6 +54,22 @@ static bool pcierr_pe_disabled(struct pcierr_pe *pe)
 	return disabled;
 }
 
+/*
+ * What @pdev hangs from, for the removal order: a VF from its PF (which
+ * takes it down), anything else from the bridge above it, NULL at the
+ * top. A VF may sit on a virtual bus of its own (routing IDs beyond its
+ * PF's bus: virtfn_add_bus()), whose ->self is NULL: never walk through
+ * bus->self blindly.
+ */
+static struct pci_dev *pcierr_parent(struct pci_dev *pdev)
+{
+	if (pdev->is_virtfn)
+		return pci_physfn(pdev);
+	if (pci_is_root_bus(pdev->bus))
+		return NULL;
+	return pdev->bus->self;
+}
+
 /* Is @pdev @only, or below it? (No @only: the whole PE.) */
 static bool pcierr_below(struct pci_dev *pdev, struct pcierr_dev *only)
 {
@@ -61,7 +77,7 @@ static bool pcierr_below(struct pci_dev *pdev, struct pcierr_dev *only)
 
 	if (!only)
 		return true;
-	for (up = pdev; up && up != only->pdev; up = up->bus->self)
+	for (up = pdev; up && up != only->pdev; up = pcierr_parent(up))
 		;
 	return up;
 }
@@ -70,11 +86,30 @@ static unsigned int pcierr_depth(struct pci_dev *pdev)
 {
 	unsigned int depth = 0;
 
-	while (!pci_is_root_bus(pdev->bus)) {
-		pdev = pdev->bus->self;
+	while ((pdev = pcierr_parent(pdev)))
 		depth++;
-	}
 	return depth;
+}
+
+/*
+ * A PF about to be removed gives up its VFs first, as a PF driver's
+ * remove() should: nvme's (pci_sriov_configure_simple()) does not, and
+ * a PF released with VFs still counted hits BUG_ON(num_VFs) in
+ * sriov_release(). Its driver is detached already; the VFs (at a
+ * greater depth) went before it. Without the rescan/remove lock, under
+ * the PF's device lock, as a sysfs sriov_numvfs write does.
+ */
+static void pcierr_drop_vfs(struct pci_dev *pdev)
+{
+	if (!pdev->is_physfn)
+		return;
+	device_lock(&pdev->dev);
+	if (pci_num_vf(pdev)) {
+		pci_info(pdev, "pcierr: disabling its %d VFs before the removal\n",
+			 pci_num_vf(pdev));
+		pci_disable_sriov(pdev);
+	}
+	device_unlock(&pdev->dev);
 }
 
 /*
@@ -104,6 +139,7 @@ static void pcierr_detach_drivers(struct pcierr_pe *pe,
 			    READ_ONCE(devs[i]->removed))
 				continue;
 			device_release_driver(&pdev->dev);
+			pcierr_drop_vfs(pdev);
 		}
 	}
 	pcierr_snapshot_put(devs, n);
@@ -367,9 +403,14 @@ void pcierr_op_rescan(struct pcierr_op *op)
 	if (!op->err && !disabled) {
 		/* What came back is healthy: its snapshot, now (D2). */
 		pcierr_save_healthy_pe(pe);
-		pcierr_pe_set_state_if(pe, PCIERR_PE_STATE_NORMAL,
-				       op->freeze_req);
-		pcierr_pe_info(pe, "rescanned\n");
+		if (pcierr_pe_set_state_if(pe, PCIERR_PE_STATE_NORMAL,
+					   op->freeze_req)) {
+			pcierr_pe_info(pe, "rescanned\n");
+		} else {
+			/* A detection during the rescan: cut them off (R4). */
+			pcierr_pe_info(pe, "rescanned, frozen again meanwhile\n");
+			pcierr_pe_refreeze(pe);
+		}
 	}
 	pcierr_stat_inc(PCIERR_STAT_HOTPLUGS);
 }

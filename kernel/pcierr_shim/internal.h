@@ -179,6 +179,7 @@ struct pcierr_dev {
 	bool hw_frozen;			/* something below was written */
 	bool cmd_saved;			/* frozen_cmd is valid */
 	bool msix_saved;		/* frozen_msix is valid */
+	bool decode_thawed;		/* frozen, but ENABLE_IO gave decode back */
 	bool rpm_held;			/* a runtime-PM reference of ours */
 	u16 frozen_cmd;			/* PCI_COMMAND before the freeze */
 	u16 frozen_msix;		/* MSI-X flags before the freeze */
@@ -222,7 +223,7 @@ struct pcierr_op {
 
 /* main.c */
 extern struct workqueue_struct *pcierr_wq;
-extern struct workqueue_struct *pcierr_local_wq;
+extern struct workqueue_struct *pcierr_recover_wq;
 extern bool pcierr_exiting;
 extern unsigned int pcierr_event_queue_len;
 
@@ -291,7 +292,7 @@ void pcierr_event_wait_delivered(u64 seq);
 bool pcierr_set_io_state(struct pci_dev *pdev, pci_channel_state_t state);
 u32 pcierr_channel_state(pci_channel_state_t state);
 pci_channel_state_t pcierr_pci_state(u32 state);
-void pcierr_pe_apply_freeze(struct pcierr_pe *pe);
+void pcierr_pe_apply_freeze(struct pcierr_pe *pe, bool wake);
 void pcierr_pe_refreeze(struct pcierr_pe *pe);
 void pcierr_unfreeze_dev(struct pcierr_dev *dev, bool dma);
 
@@ -325,12 +326,23 @@ void pcierr_owner_exit(void);
 /* watchdog.c */
 int pcierr_watch_set(struct pcierr_pe *pe, unsigned int ms);
 bool pcierr_present(struct pci_dev *pdev);
+
+/*
+ * The config dword that tells whether @pdev answers: a VF's vendor and
+ * device ID read all ones (the SR-IOV spec), its class code does not.
+ */
+static inline int pcierr_id_reg(const struct pci_dev *pdev)
+{
+	return pdev->is_virtfn ? PCI_CLASS_REVISION : PCI_VENDOR_ID;
+}
+
 void pcierr_watch_fn(struct work_struct *work);
 
 /* auto.c */
 int pcierr_auto_arm(struct pcierr_pe *pe, u64 pe_id, u32 budget,
 		    u32 reset_type, u32 portid);
 bool pcierr_auto_armed_locked(struct pcierr_pe *pe);
+void pcierr_auto_drop_locked(struct pcierr_pe *pe);
 struct pcierr_op *pcierr_auto_claim_locked(struct pcierr_pe *pe, u64 pe_id);
 int pcierr_auto_init(void);
 void pcierr_auto_exit(void);
@@ -340,7 +352,7 @@ int __pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_attach(struct pcierr_pe *pe, struct pcierr_op *op);
 int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id);
 void pcierr_op_start(struct pcierr_op *op);
-void pcierr_op_start_local(struct pcierr_op *op);
+void pcierr_op_start_armed(struct pcierr_op *op);
 int pcierr_op_alloc_results(struct pcierr_op *op, unsigned int n);
 void pcierr_op_add_result(struct pcierr_op *op, const struct pcierr_dev *dev,
 			  struct pcierr_answer answer);

@@ -11,6 +11,7 @@
 
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -21,14 +22,28 @@ module_param_named(event_queue_len, pcierr_event_queue_len, uint, 0444);
 MODULE_PARM_DESC(event_queue_len,
 		 "Bounded event queue length, overflow marker included (2-65536, default 256)");
 
+/*
+ * Where things run (docs/shim-mechanism.md, "Where each step runs"). A
+ * recovery may be what frees memory: the disk it brings back may hold
+ * swap or the dirty pages reclaim waits for. So every queue a recovery
+ * step runs on is WQ_MEM_RECLAIM (a rescuer thread runs its work when no
+ * new worker can be created), and every operation body runs with
+ * memalloc_noio_save(): its allocations never start I/O to the frozen
+ * disk. err.c has neither concern: it runs in AER's existing IRQ thread.
+ *
+ * pcierr_wq: event delivery (and the freezes it applies), watchdogs,
+ * owner timeouts, releases. Unbound.
+ */
 struct workqueue_struct *pcierr_wq;
 /*
- * Armed RECOVERs (auto.c) run on the CPU that detected the failure: a
- * per-CPU, high-priority queue, so the first callback does not wait for
- * another CPU to be woken up (tens of ms in a loaded VM). One operation
- * per PE still holds (pe->busy); the PE's ordered queue has the others.
+ * Armed RECOVERs (auto.c): unbound, so that they follow
+ * wq_unbound_cpumask (never an isolated or nohz_full CPU that happened to
+ * take the interrupt) and never hold a CPU's per-CPU high-priority pool
+ * (kblockd's) while a callback busy-waits; high priority, so the first
+ * callback does not queue behind ordinary work. One operation per PE
+ * still holds (pe->busy); the PE's ordered queue has the others.
  */
-struct workqueue_struct *pcierr_local_wq;
+struct workqueue_struct *pcierr_recover_wq;
 bool pcierr_exiting;
 
 static void pcierr_stop(void)
@@ -37,7 +52,7 @@ static void pcierr_stop(void)
 	WRITE_ONCE(pcierr_exiting, true);
 	synchronize_rcu();
 	pcierr_pe_quiesce();	/* watchdogs off, operations finished */
-	flush_workqueue(pcierr_local_wq);	/* armed ones too */
+	flush_workqueue(pcierr_recover_wq);	/* armed ones too */
 	flush_workqueue(pcierr_wq);	/* pending freezes applied */
 	pcierr_pe_thaw_all();	/* and lifted: not left to nobody */
 	pcierr_pe_exit();	/* notifier off, PEs and devices released */
@@ -47,11 +62,13 @@ static int __init pcierr_init(void)
 {
 	int ret;
 
-	pcierr_wq = alloc_workqueue("pcierr", WQ_UNBOUND, 0);
+	pcierr_wq = alloc_workqueue("pcierr", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!pcierr_wq)
 		return -ENOMEM;
-	pcierr_local_wq = alloc_workqueue("pcierr_local", WQ_HIGHPRI, 0);
-	if (!pcierr_local_wq) {
+	pcierr_recover_wq = alloc_workqueue("pcierr_recover",
+					    WQ_UNBOUND | WQ_HIGHPRI |
+					    WQ_MEM_RECLAIM, 0);
+	if (!pcierr_recover_wq) {
 		ret = -ENOMEM;
 		goto err_wq;
 	}
@@ -75,8 +92,8 @@ err_event:
 	pcierr_event_exit();
 err_wq:
 	rcu_barrier();
-	if (pcierr_local_wq)
-		destroy_workqueue(pcierr_local_wq);
+	if (pcierr_recover_wq)
+		destroy_workqueue(pcierr_recover_wq);
 	destroy_workqueue(pcierr_wq);
 	return ret;
 }
@@ -87,7 +104,7 @@ static void __exit pcierr_exit(void)
 	pcierr_stop();
 	pcierr_event_exit();
 	rcu_barrier();		/* device records freed after grace periods */
-	destroy_workqueue(pcierr_local_wq);
+	destroy_workqueue(pcierr_recover_wq);
 	destroy_workqueue(pcierr_wq);
 	pr_info("unloaded\n");
 }

@@ -654,8 +654,12 @@ static int pcierr_nl_inject(struct sk_buff *skb, struct genl_info *info)
 		nlmsg_free(msg);
 		goto out;
 	}
-	/* The PE is cut off when the reply arrives. */
-	pcierr_pe_apply_freeze(dev->pe);
+	/*
+	 * The PE is cut off when the reply arrives, but for a device asleep:
+	 * waking it would run its driver under cb_lock (R12); the event
+	 * work, queued by the detection, wakes and cuts it.
+	 */
+	pcierr_pe_apply_freeze(dev->pe, false);
 
 	hdr = genlmsg_put_reply(msg, info, &pcierr_family, 0,
 				PCIERR_CMD_INJECT);

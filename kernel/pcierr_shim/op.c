@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pcierr operations: one at a time per PE, run from the PE's own ordered
- * work queue (never under a netlink lock), completed by an OP_DONE.
+ * work queue (an armed RECOVER from pcierr_recover_wq; both WQ_MEM_RECLAIM,
+ * main.c), never under a netlink lock, completed by an OP_DONE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -33,6 +35,8 @@ void pcierr_op_add_result(struct pcierr_op *op, const struct pcierr_dev *dev,
 static void pcierr_op_work(struct work_struct *work)
 {
 	struct pcierr_op *op = container_of(work, struct pcierr_op, work);
+	/* No allocation in here may wait for the frozen disk (main.c). */
+	unsigned int noio = memalloc_noio_save();
 	struct pcierr_pe *pe = op->pe;
 	unsigned long flags;
 
@@ -40,7 +44,7 @@ static void pcierr_op_work(struct work_struct *work)
 
 	/* An armed RECOVER may run before the event work applies the freeze. */
 	if (op->event_seq)
-		pcierr_pe_apply_freeze(pe);
+		pcierr_pe_apply_freeze(pe, true);
 	pcierr_pe_op_begin(op);
 	switch (op->cmd) {
 	case PCIERR_CMD_REPORT:
@@ -107,6 +111,7 @@ static void pcierr_op_work(struct work_struct *work)
 	kfree(op->res);
 	kfree(op);
 	pcierr_pe_put(pe);
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -165,8 +170,8 @@ void pcierr_op_start(struct pcierr_op *op)
 	queue_work(op->pe->wq, &op->work);
 }
 
-/* Run an armed RECOVER on this CPU (main.c); any context. */
-void pcierr_op_start_local(struct pcierr_op *op)
+/* Run an armed RECOVER on its own queue (main.c); any context. */
+void pcierr_op_start_armed(struct pcierr_op *op)
 {
-	queue_work(pcierr_local_wq, &op->work);
+	queue_work(pcierr_recover_wq, &op->work);
 }

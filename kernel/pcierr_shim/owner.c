@@ -171,7 +171,8 @@ void pcierr_owner_fn(struct work_struct *work)
 
 	if (READ_ONCE(pcierr_exiting) || !ms)
 		return;
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	/* never I/O to the frozen disk to get it (main.c, "Where things run") */
+	op = kzalloc(sizeof(*op), GFP_NOIO);
 	if (!op) {
 		pcierr_owner_arm(pe, true);	/* try again later */
 		return;

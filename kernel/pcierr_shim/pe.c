@@ -179,7 +179,8 @@ static struct pcierr_pe *pcierr_pe_create_locked(const char *name,
 	if (!pe)
 		return NULL;
 	strscpy(pe->name, name, sizeof(pe->name));
-	pe->wq = alloc_ordered_workqueue("pcierr/%s", 0, name);
+	/* A recovery runs here: WQ_MEM_RECLAIM (main.c). */
+	pe->wq = alloc_ordered_workqueue("pcierr/%s", WQ_MEM_RECLAIM, name);
 	if (!pe->wq) {
 		kfree(pe);
 		return NULL;
@@ -378,6 +379,7 @@ static void pcierr_pe_unlink_locked(struct pcierr_pe *pe)
 	raw_spin_lock_irqsave(&pe->lock, flags);
 	pe->dead = true;
 	pe->watch_ms = 0;
+	pcierr_auto_drop_locked(pe);
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
 	pcierr_topo_changed();
 }
@@ -497,7 +499,7 @@ static void __pcierr_save_healthy(struct pcierr_dev *dev)
 		return;		/* out of memory: leave theirs alone */
 	pci_save_state(pdev);
 	/* A device that did not answer is no healthy config space. */
-	st = pdev->saved_config_space[0] != ~0U ?
+	st = pdev->saved_config_space[pcierr_id_reg(pdev) / 4] != ~0U ?
 	     pci_store_saved_state(pdev) : NULL;
 	pci_load_saved_state(pdev, prev);
 	pdev->state_saved = was;
@@ -534,7 +536,7 @@ static void pcierr_save_suspended(struct pcierr_dev *dev)
 	if (suspended && pdev->state_saved && !READ_ONCE(dev->removed) &&
 	    !dev->hw_frozen &&
 	    READ_ONCE(pdev->error_state) == pci_channel_io_normal &&
-	    pdev->saved_config_space[0] != ~0U)
+	    pdev->saved_config_space[pcierr_id_reg(pdev) / 4] != ~0U)
 		st = pci_store_saved_state(pdev);
 	if (st) {
 		kfree(dev->healthy);

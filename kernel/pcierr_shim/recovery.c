@@ -271,6 +271,7 @@ void pcierr_op_enable_io(struct pcierr_op *op)
 	struct pcierr_pe *pe = op->pe;
 	struct pcierr_dev **devs;
 	unsigned long flags;
+	bool again;
 	int i, n;
 
 	n = pcierr_pe_snapshot(pe, true, &devs);
@@ -284,10 +285,15 @@ void pcierr_op_enable_io(struct pcierr_op *op)
 	pcierr_pe_info(pe, "MMIO enabled\n");
 
 	raw_spin_lock_irqsave(&pe->lock, flags);
-	if (pe->state == PCIERR_PE_STATE_FROZEN &&
-	    pe->freeze_req == op->freeze_req)
+	again = pe->freeze_req != op->freeze_req;
+	if (pe->state == PCIERR_PE_STATE_FROZEN && !again)
 		pe->state = PCIERR_PE_STATE_MMIO_ENABLED;
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
+	/* A detection while decode went back on: cut it again (D11, R4). */
+	if (again) {
+		pcierr_pe_info(pe, "frozen again during ENABLE_IO\n");
+		pcierr_pe_refreeze(pe);
+	}
 }
 
 /*

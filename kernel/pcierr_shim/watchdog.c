@@ -37,8 +37,8 @@ bool pcierr_present(struct pci_dev *pdev)
 	u32 id;
 
 	/* Not pci_device_is_present(): it believes error_state. */
-	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn, PCI_VENDOR_ID,
-				      &id))
+	if (pci_bus_read_config_dword(pdev->bus, pdev->devfn,
+				      pcierr_id_reg(pdev), &id))
 		return false;
 	return id != ~0U && id != 0 && id != 0xffff0001;
 }

@@ -212,7 +212,8 @@ nvme_disk() {
 nvme_reads() {
 	_d=$(nvme_disk "$1") || return 1
 	[ -b "/dev/$_d" ] || return 1
-	dd if="/dev/$_d" bs=64k count=64 iflag=direct 2>/dev/null | cmp -s - "$2"
+	dd if="/dev/$_d" bs=64k count=64 iflag=direct 2>/dev/null |
+		cmp -s -n 4194304 - "$2"
 }
 
 # cmdreg DEV: the PCI command register, as a number

@@ -70,6 +70,11 @@
  *                              source DRIVER) of the Nth bridge above this
  *                              device, as a port driver would: the shim
  *                              freezes the PE that bridge heads
+ *   fail_in_mmio_enabled   rw  0 (default) or 1: mmio_enabled() first
+ *                              reports a failure of this device
+ *                              (pcierr_report_failure(frozen, source
+ *                              DRIVER)), as a driver whose diagnostics
+ *                              find the device broken again, then answers
  *   check                  w   a 32-bit value: pcierr_check_value() on it,
  *                              as if a read from the device returned it
  *   io                     r   I/O with the device (pcierr_test only):
@@ -192,6 +197,7 @@ struct testdrv_dev {
 	spinlock_t storm_lock;		/* held during a storm: atomic context */
 	unsigned int release_gen;	/* bumped by release: hangs end */
 	unsigned int delay_remove_ms;	/* remove()'s delay, or HANG */
+	bool fail_in_mmio_enabled;	/* mmio_enabled() reports a failure */
 	bool rpm;			/* runtime PM: pcierr_test only */
 	atomic_t rpm_suspends;
 	atomic_t rpm_resumes;
@@ -244,6 +250,7 @@ static void testdrv_defaults(struct testdrv_dev *td)
 	for (i = 0; i < CB_COUNT; i++)
 		td->delay_ms[i] = 0;
 	td->delay_remove_ms = 0;
+	td->fail_in_mmio_enabled = false;
 	td->log_len = 0;
 	td->log_full = false;
 	td->log[0] = '\0';
@@ -332,8 +339,23 @@ static pci_ers_result_t testdrv_error_detected(struct pci_dev *pdev,
 static pci_ers_result_t testdrv_mmio_enabled(struct pci_dev *pdev)
 {
 	struct testdrv_dev *td = pci_get_drvdata(pdev);
+	typeof(&pcierr_report_failure) report;
 	enum testdrv_result r;
+	bool fail;
+	int ret;
 
+	mutex_lock(&td->lock);
+	fail = td->fail_in_mmio_enabled;
+	mutex_unlock(&td->lock);
+	if (fail) {
+		report = symbol_get(pcierr_report_failure);
+		ret = report ? report(pdev, pci_channel_io_frozen, 0,
+				      PCIERR_SOURCE_DRIVER) : -ENODEV;
+		if (report)
+			symbol_put(pcierr_report_failure);
+		dev_info(&pdev->dev, "mmio_enabled: failure reported: %d\n",
+			 ret);
+	}
 	r = testdrv_enter(td, CB_MMIO_ENABLED);
 	testdrv_log(td, "mmio_enabled=%s", res_names[r]);
 	dev_info(&pdev->dev, "mmio_enabled = %s\n", res_names[r]);
@@ -763,6 +785,37 @@ static ssize_t report_upstream_store(struct device *dev,
 }
 static DEVICE_ATTR_WO(report_upstream);
 
+static ssize_t fail_in_mmio_enabled_show(struct device *dev,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	bool v;
+
+	mutex_lock(&td->lock);
+	v = td->fail_in_mmio_enabled;
+	mutex_unlock(&td->lock);
+	return sysfs_emit(buf, "%d\n", v);
+}
+
+static ssize_t fail_in_mmio_enabled_store(struct device *dev,
+					  struct device_attribute *attr,
+					  const char *buf, size_t count)
+{
+	struct testdrv_dev *td = to_td(dev);
+	bool v;
+	int ret;
+
+	ret = kstrtobool(buf, &v);
+	if (ret)
+		return ret;
+	mutex_lock(&td->lock);
+	td->fail_in_mmio_enabled = v;
+	mutex_unlock(&td->lock);
+	return count;
+}
+static DEVICE_ATTR_RW(fail_in_mmio_enabled);
+
 static ssize_t check_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -885,6 +938,7 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_storm.attr,
 	&dev_attr_storm_irq.attr,
 	&dev_attr_report_upstream.attr,
+	&dev_attr_fail_in_mmio_enabled.attr,
 	&dev_attr_check.attr,
 	&dev_attr_check_result.attr,
 	&dev_attr_io.attr,

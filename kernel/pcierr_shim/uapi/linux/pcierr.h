@@ -96,8 +96,10 @@
  *                             every device's error_state set) and an EVENT
  *                             is raised exactly as a real detection would.
  *                             Bridges refuse (EINVAL). Replies once the
- *                             freeze is in effect: PCIERR_A_SEQ of the
- *                             queued event.
+ *                             freeze is in effect (on a runtime-suspended
+ *                             device: moments later, once the event work
+ *                             has woken it, as no driver runs under the
+ *                             request): PCIERR_A_SEQ of the queued event.
  *
  * Asynchronous recovery operations. Each names PCIERR_A_PE and
  * PCIERR_A_PE_ID. It is accepted (the PE marked busy, an id assigned),

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # timeout: 90
 #
-# Scenario 37: the signals of pcierrd's start-up resync come from
+# Scenario 47: the signals of pcierrd's start-up resync come from
 #   org.pcierr1 (review U9). A PE frozen while no pcierrd runs is taken up
 #   by the resync that pcierrd runs as it starts; a client listening with
 #   a match on sender='org.pcierr1' (as a D-Bus client does, and as
