@@ -25,6 +25,7 @@ static const struct pcierr_settings builtin_defaults = {
 	.max_wait_sec = PCIERR_DEFAULT_MAX_WAIT_SEC,
 	.step_timeout_sec = PCIERR_DEFAULT_STEP_TIMEOUT_SEC,
 	.recover = true,
+	.kernel_timeout_sec = PCIERR_DEFAULT_KERNEL_TIMEOUT_SEC,
 };
 
 void pcierr_config_init(struct pcierr_config *c)
@@ -194,6 +195,9 @@ static const struct key_desc keys[] = {
 	{ "StepTimeoutSec", PCIERR_SET_STEP_TIMEOUT_SEC,
 	  PCIERR_STEP_TIMEOUT_SEC_MIN, PCIERR_STEP_TIMEOUT_SEC_MAX,
 	  offsetof(struct pcierr_settings, step_timeout_sec) },
+	{ "KernelTimeoutSec", PCIERR_SET_KERNEL_TIMEOUT_SEC,
+	  PCIERR_STEP_TIMEOUT_SEC_MIN, PCIERR_STEP_TIMEOUT_SEC_MAX,
+	  offsetof(struct pcierr_settings, kernel_timeout_sec) },
 	{ "Recover", PCIERR_SET_RECOVER, 0, 1,
 	  offsetof(struct pcierr_settings, recover) },
 	{ "MetricsPath", 0, 0, 0, 0 },
@@ -569,6 +573,8 @@ static void apply(struct pcierr_settings *s, const struct pcierr_config_override
 		s->step_timeout_sec = o->settings.step_timeout_sec;
 	if (o->set & PCIERR_SET_RECOVER)
 		s->recover = o->settings.recover;
+	if (o->set & PCIERR_SET_KERNEL_TIMEOUT_SEC)
+		s->kernel_timeout_sec = o->settings.kernel_timeout_sec;
 }
 
 void pcierr_config_resolve(const struct pcierr_config *c, const char *addr,

@@ -16,6 +16,9 @@
  *                        is a permanent failure (1..3600)
  *   StepTimeoutSec=30    a step (driver callback, reset, hotplug) that
  *                        takes longer marks its PE stuck (1..86400)
+ *   KernelTimeoutSec=300 the bound of the kernel's own AER/DPC recovery
+ *                        (phase KERNEL), after which pcierrd reads the
+ *                        devices' state before it acts (1..86400)
  *   Recover=yes          boolean: yes/no, true/false, on/off, 1/0
  *   MetricsPath=         absolute path of the Prometheus textfile;
  *                        empty (the default) = no metrics. [Policy] only.
@@ -34,7 +37,7 @@
  *                        are pruned (0..3153600000, 0 = no age limit)
  *
  *   A [Device] section takes MaxFreezes, FreezeWindowSec, MaxWaitSec,
- *   StepTimeoutSec and Recover. The most specific match wins, key by key:
+ *   StepTimeoutSec, KernelTimeoutSec and Recover. The most specific match wins, key by key:
  *   address, then vendor:device, then vendor:*, then [Policy].
  *
  * Rules: whitespace around the key, the '=' and the value is ignored; a
@@ -67,6 +70,9 @@
 #define PCIERR_DEFAULT_FREEZE_WINDOW_SEC	3600U
 #define PCIERR_DEFAULT_MAX_WAIT_SEC		15U
 #define PCIERR_DEFAULT_STEP_TIMEOUT_SEC		30U
+/* err.c waits up to 60 s for a link after its reset, then runs drivers'
+ * slot_reset (minutes for some SAS HBAs): well beyond a step */
+#define PCIERR_DEFAULT_KERNEL_TIMEOUT_SEC	300U
 #define PCIERR_DEFAULT_HISTORY_MAX		10000U
 #define PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC	31536000U	/* 365 days */
 
@@ -88,6 +94,7 @@ struct pcierr_settings {
 	unsigned int max_wait_sec;
 	unsigned int step_timeout_sec;
 	bool recover;
+	unsigned int kernel_timeout_sec;
 };
 
 /* Which fields of an override's settings are set (bit per key) */
@@ -97,6 +104,7 @@ enum {
 	PCIERR_SET_MAX_WAIT_SEC		= 1U << 2,
 	PCIERR_SET_STEP_TIMEOUT_SEC	= 1U << 3,
 	PCIERR_SET_RECOVER		= 1U << 4,
+	PCIERR_SET_KERNEL_TIMEOUT_SEC	= 1U << 5,
 };
 
 enum pcierr_match_type {

@@ -46,6 +46,7 @@ static int on_metrics(sd_event_source *es, void *userdata)
 	mt.hotplug_fallbacks = m->counters.hotplug_fallbacks;
 	mt.permanent_disables = m->counters.permanent_disables;
 	mt.resyncs = m->counters.resyncs;
+	mt.nonfatal_errors = m->counters.nonfatal_errors;
 
 	n = 0;
 	for (size_t i = 0; i < m->n_slots; i++) {

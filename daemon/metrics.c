@@ -216,6 +216,9 @@ static int format_valid(const struct pcierr_metrics *m, FILE *out)
 	put_scalar(out, "pcierr_resyncs_total", "counter",
 		   "Resynchronisations with the kernel's PE state.",
 		   m->resyncs);
+	put_scalar(out, "pcierr_nonfatal_errors_total", "counter",
+		   "Non-fatal AER errors the kernel recovered without a freeze.",
+		   m->nonfatal_errors);
 
 	put_family(out, "pcierr_device_window_freezes", "gauge",
 		   "Freezes of the device counted in the current window (FreezeWindowSec=).");

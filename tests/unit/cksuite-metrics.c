@@ -151,6 +151,9 @@ static const char small_expected[] =
 	"# HELP pcierr_resyncs_total Resynchronisations with the kernel's PE state.\n"
 	"# TYPE pcierr_resyncs_total counter\n"
 	"pcierr_resyncs_total 18446744073709551615\n"
+	"# HELP pcierr_nonfatal_errors_total Non-fatal AER errors the kernel recovered without a freeze.\n"
+	"# TYPE pcierr_nonfatal_errors_total counter\n"
+	"pcierr_nonfatal_errors_total 0\n"
 	"# HELP pcierr_device_window_freezes Freezes of the device counted in the current window (FreezeWindowSec=).\n"
 	"# TYPE pcierr_device_window_freezes gauge\n"
 	"pcierr_device_window_freezes{address=\"0000:01:00.0\",vendor=\"8086\",device=\"10d3\",driver=\"e1000e\"} 2\n"
@@ -335,8 +338,8 @@ START_TEST(test_help_type_once)
 		ck_assert_str_eq(name, current);
 	}
 	ck_assert_uint_eq(n_help, n_type);
-	/* connected + 11 kernel + 6 daemon + 2 device + 1 PE */
-	ck_assert_uint_eq(n_help, 21);
+	/* connected + 11 kernel + 7 daemon + 2 device + 1 PE */
+	ck_assert_uint_eq(n_help, 22);
 	free(s);
 }
 END_TEST
