@@ -19,6 +19,9 @@
 struct aer_stats {
 	bool present;		/* the files exist (an AER-capable device) */
 	uint64_t fatal, nonfatal, correctable;
+	/* a root port's: the ERR_FATAL/ERR_NONFATAL messages it received
+	 * from below (aer_rootport_total_err_fatal, _nonfatal) */
+	uint64_t rp_fatal, rp_nonfatal;
 };
 
 /* Read addr's counters below root (PCIERR_SYSFS_PCI_DEVICES, or a test

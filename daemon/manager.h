@@ -73,6 +73,7 @@ struct device {
 	/* the kernel's AER counters as last read (aer-stats.h): a kernel
 	 * recovery's severity is what changed since */
 	uint64_t aer_fatal_seen, aer_nonfatal_seen;
+	uint64_t aer_rp_fatal_seen, aer_rp_nonfatal_seen;	/* a root port's */
 	bool aer_known;			/* ... read at least once */
 
 	bool announced;			/* InterfacesAdded sent */

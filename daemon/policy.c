@@ -751,7 +751,15 @@ static int begin(struct ctx *c)
 			disable_all_identities(c, PCIERR_REASON_PERM_FAILURE);
 			return disable(c, PCIERR_REASON_PERM_FAILURE);
 		}
-		/* unavailable for a while: wait, then recover */
+		/* unavailable for a while: the drivers hear error_detected
+		 * first, then the wait (U5); with none to tell, the wait */
+		start_recovery(c);
+		if (c->rec->mode != PCIERR_MODE_FULL_HOTPLUG) {
+			c->rec->wait_after_detect = (pcierr_usec_t)ev->time_unavail_ms *
+						    PCIERR_USEC_PER_MSEC;
+			return 0;
+		}
+		memset(c->out, 0, offsetof(struct pcierr_policy_output, n_effects));
 		c->rec->phase = PCIERR_PHASE_WAIT;
 		c->out->action = PCIERR_ACTION_WAIT;
 		c->out->timeout_usec = (pcierr_usec_t)ev->time_unavail_ms * PCIERR_USEC_PER_MSEC;
@@ -1029,6 +1037,18 @@ static int disconnect(struct ctx *c, const char *step)
 	return 0;
 }
 
+/* The drivers answered error_detected (merged: r): the next step */
+static int after_detected(struct ctx *c, enum pcierr_result r, int error)
+{
+	struct pcierr_recovery *rec = c->rec;
+
+	if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
+		return remove_devices(c);
+	if (r == PCIERR_RESULT_NEED_RESET || rec->escalate || rec->reset_requested || error)
+		return reset(c, RESET_FIRST);
+	return enter(c, PCIERR_PHASE_ENABLE_IO, PCIERR_ACTION_ENABLE_IO);
+}
+
 static int on_op_done(struct ctx *c)
 {
 	const struct pcierr_policy_event *ev = c->ev;
@@ -1063,12 +1083,17 @@ static int on_op_done(struct ctx *c)
 			return done(c, false, PCIERR_REASON_GONE);
 		if (r == PCIERR_RESULT_DISCONNECT)
 			return disconnect(c, "error_detected");
-		if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
-			return remove_devices(c);
-		if (r == PCIERR_RESULT_NEED_RESET || rec->escalate || rec->reset_requested ||
-		    ev->error)
-			return reset(c, RESET_FIRST);
-		return enter(c, PCIERR_PHASE_ENABLE_IO, PCIERR_ACTION_ENABLE_IO);
+		if (rec->wait_after_detect) {
+			/* told: now the platform's time_unavail */
+			rec->detected = ev->error ? PCIERR_RESULT_NEED_RESET : r;
+			rec->phase = PCIERR_PHASE_WAIT;
+			rec->waited_after_detect = true;
+			c->out->action = PCIERR_ACTION_WAIT;
+			c->out->timeout_usec = rec->wait_after_detect;
+			rec->wait_after_detect = 0;
+			return 0;
+		}
+		return after_detected(c, r, ev->error);
 
 	case PCIERR_PHASE_ENABLE_IO:
 		if (ev->error || rec->escalate)
@@ -1143,6 +1168,10 @@ static int on_wait_done(struct ctx *c)
 	case PCIERR_PHASE_WAIT:
 		if (apply_pending(c))
 			return 0;
+		if (c->rec->waited_after_detect) {
+			c->rec->waited_after_detect = false;
+			return after_detected(c, c->rec->detected, 0);
+		}
 		return start_recovery(c);
 	case PCIERR_PHASE_WAIT_UDEV:
 		if (apply_pending(c))

@@ -79,7 +79,10 @@
  * counted; count the freeze; Recover=no -> NOTHING(recover-off), nothing
  * else (no disable either); an identity disabled earlier -> DISABLE; count
  * above the limit -> DISABLE; perm_failure with time_unavail <= 0 or above
- * MaxWaitSec -> DISABLE, else WAIT time_unavail and recover.
+ * MaxWaitSec -> DISABLE, else the drivers are told first (REPORT
+ * error_detected, as EEH reports before eeh_wait_state()), then WAIT
+ * time_unavail, then the recovery goes on from their answer (a PE of
+ * unaware devices only: WAIT, then the full hotplug).
  *
  * Freeze kinds (ev->freeze_kind, FREEZE only):
  *   DETECTED  a new detection: everything above (the default, 0).
@@ -369,6 +372,12 @@ struct pcierr_recovery {
 	/* phase KERNEL: the channel was frozen; the devices (indices) whose
 	 * last end err.c sent was SUCCESSFUL, and those whose was FAILED */
 	bool kernel_frozen;
+	/* a perm_failure's time_unavail, waited out once the drivers have
+	 * heard error_detected (U5, as EEH: eeh_wait_state() after the
+	 * report); 0: none. detected: their merged answer, kept for after */
+	pcierr_usec_t wait_after_detect;
+	bool waited_after_detect;
+	enum pcierr_result detected;
 	uint64_t kernel_ended[PCIERR_POLICY_MAX_DEVICES / 64];
 	uint64_t kernel_failed[PCIERR_POLICY_MAX_DEVICES / 64];
 	pcierr_usec_t started_usec;

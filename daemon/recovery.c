@@ -794,6 +794,8 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	}
 	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->recovery.policy.mode != PCIERR_MODE_CALLBACKS ||
 	    s->recovery.policy.escalate || s->recovery.policy.reset_requested || type == PCIERR_RESET_UNSPEC ||
+	    /* a wait between error_detected and the rest (U5) */
+	    s->recovery.policy.wait_after_detect ||
 	    (out->state != PCIERR_STATE_FROZEN && out->state != PCIERR_STATE_NORMAL) ||
 	    !m->kops->recover)
 		return false;
@@ -1005,10 +1007,14 @@ static int on_retry(sd_event_source *es, uint64_t usec, void *userdata)
 	if (!s || s->recovery.policy.phase == PCIERR_PHASE_IDLE || s->recovery.op_id != 0)
 		return 0;
 	if (slot_empty(s, NULL)) {
+		/* the card went away: the command's end, as the shim says it */
 		struct pcierr_policy_event ev = {
-			.type = PCIERR_POLICY_EV_SLOT_EMPTY,
+			.type = PCIERR_POLICY_EV_OP_DONE,
 			.now = now_realtime_usec(),
 			.mono = now_boottime_usec(),
+			.op = s->recovery.retry_op,
+			.step = s->recovery.retry_step,
+			.error = -ENODEV,
 		};
 
 		feed(s, &ev);
@@ -2108,11 +2114,11 @@ enum aer_severity {
  * were last read (aer-stats.h); the non-fatal errors are recorded on the
  * devices that reported them. baseline: only take the values in.
  */
-static enum aer_severity aer_read_severity(struct slot *s, bool baseline)
+static enum aer_severity aer_read_severity(struct slot *s, bool baseline, const char *named)
 {
 	const bool was_baseline = baseline;
 	struct manager *m = s->manager;
-	bool fatal = false, nonfatal = false;
+	bool fatal = false, nonfatal = false, recorded = false;
 
 	for (size_t i = 0; i < s->n_devices; i++) {
 		struct device *d = s->devices[i];
@@ -2128,24 +2134,42 @@ static enum aer_severity aer_read_severity(struct slot *s, bool baseline)
 		/* never read before: its counts are from before pcierrd */
 		if (!known)
 			baseline = true;
-		if (!baseline && st.fatal > d->aer_fatal_seen)
+		if (!baseline && (st.fatal > d->aer_fatal_seen || st.rp_fatal > d->aer_rp_fatal_seen))
 			fatal = true;
+		if (!baseline && st.rp_nonfatal > d->aer_rp_nonfatal_seen)
+			nonfatal = true;
 		if (!baseline && st.nonfatal > d->aer_nonfatal_seen) {
 			nonfatal = true;
+			recorded = true;
 			d->nonfatal_errors += st.nonfatal - d->aer_nonfatal_seen;
-			m->counters.nonfatal_errors += st.nonfatal - d->aer_nonfatal_seen;
 			observe_device_changed(d);
 		}
 		d->aer_fatal_seen = st.fatal;
 		d->aer_nonfatal_seen = st.nonfatal;
+		d->aer_rp_fatal_seen = st.rp_fatal;
+		d->aer_rp_nonfatal_seen = st.rp_nonfatal;
 		baseline = was_baseline;
 	}
-	return fatal ? AER_SEV_FATAL : nonfatal ? AER_SEV_NONFATAL : AER_SEV_UNKNOWN;
+	if (fatal)
+		return AER_SEV_FATAL;
+	if (!nonfatal)
+		return AER_SEV_UNKNOWN;
+	m->counters.nonfatal_errors++;
+	if (!recorded && named) {
+		/* a device without AER statistics: its root port counted it */
+		struct device *d = manager_find_device(m, named);
+
+		if (d) {
+			d->nonfatal_errors++;
+			observe_device_changed(d);
+		}
+	}
+	return AER_SEV_NONFATAL;
 }
 
 void recovery_aer_baseline(struct slot *s)
 {
-	(void)aer_read_severity(s, true);
+	(void)aer_read_severity(s, true, NULL);
 }
 
 void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
@@ -2175,7 +2199,7 @@ void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
 	 * recovery makes it frozen only when a fatal counter moved
 	 */
 	idle = s->recovery.policy.phase == PCIERR_PHASE_IDLE;
-	sev = aer_read_severity(s, false);
+	sev = aer_read_severity(s, false, u->addr);
 	ev.aer_frozen = idle ? sev != AER_SEV_NONFATAL : sev == AER_SEV_FATAL;
 	news.frozen = idle ? ev.aer_frozen : s->recovery.policy.kernel_frozen || ev.aer_frozen;
 
