@@ -641,8 +641,9 @@ static void emit_started(struct slot *s)
 /* the card to name when disabling: one whose identity is disabled */
 static const char *first_disabled_device(const struct slot *s)
 {
-	if (s->recovery.n_held > 0)
-		return s->recovery.held[0].addr;
+	for (size_t i = 0; i < s->recovery.n_held; i++)
+		if (strcmp(s->recovery.held[i].addr, s->addr) != 0)
+			return s->recovery.held[i].addr;
 	for (size_t i = 0; i < s->n_devices; i++)
 		if (s->devices[i]->history.disabled && !is_head(s, s->devices[i]))
 			return s->devices[i]->addr;

@@ -1171,6 +1171,8 @@ START_TEST(kernel_aer_counted_as_eeh)
 	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
 	ck_assert_ptr_nonnull(strstr(slot_a()->status.message,
 				     "functions " DEV_A " " DEV_A1));
+	/* PermanentlyDisabled names a function of the card, never the bridge */
+	ck_assert_str_eq(slot_a()->recovery.disabled_device, DEV_A);
 	d0 = manager_find_device(m, DEV_A);
 	ck_assert_ptr_nonnull(d0);
 	ck_assert_uint_eq(d0->history.count, 6);
