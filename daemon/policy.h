@@ -70,9 +70,8 @@
  * A step that does not complete within StepTimeoutSec makes the PE STUCK
  * (reported once); its late completion resumes the recovery. (The daemon
  * asks the kernel then: an operation the shim no longer runs comes back
- * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) A timeout in phase
- * KERNEL (the kernel's AER never said how it ended) is taken as
- * FAILED: the full hotplug fallback.
+ * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) Phase KERNEL has
+ * its own bound, KernelTimeoutSec (see "Kernel-native AER/DPC" below).
  *
  * First decisions on a freeze of an idle PE, in this order: perm_failure on
  * an empty slot (or a PE without devices) -> NOTHING(false alarm), not
