@@ -802,11 +802,16 @@ static int fold(struct ctx *c)
 		    ev->state == PCIERR_STATE_PERM_FAILURE;
 	bool may_disable = c->pe_settings.recover && rec->phase != PCIERR_PHASE_DISABLE &&
 			   rec->pending_disable == PCIERR_REASON_NONE;
+	/* the shim seeing the channel frozen during the kernel's own
+	 * recovery: one freeze per kernel recovery (U3) */
+	bool counted = rec->phase == PCIERR_PHASE_KERNEL && rec->kernel_frozen;
 
 	if (perm && (ev->slot_empty || c->pe->n_devices == 0))
 		return gone(c);
 
-	if (record_freezes(c, may_disable, true))
+	if (rec->phase == PCIERR_PHASE_KERNEL)
+		rec->kernel_frozen = true;
+	if (record_freezes(c, may_disable, !counted))
 		rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
 	else if (perm && may_disable && perm_failure_is_permanent(c)) {
 		set_perm_failure_message(c);

@@ -60,7 +60,9 @@
  *   DONE(failed) when the shim reports it done.
  *
  * A freeze of a PE that is already recovering is counted and folded in
- * (escalation), never started again in parallel: at the next decision the
+ * (escalation), never started again in parallel (in phase KERNEL the
+ * shim's freezes count once for the kernel's recovery, none when the
+ * kernel's own freeze was counted): at the next decision the
  * recovery goes (on) to a reset; a freeze seen after a reset or resume makes
  * the next reset one hammer bigger (or the biggest again); after a RESCAN it
  * starts the recovery over. A count over the limit during a recovery

@@ -714,12 +714,19 @@ static const struct scenario scenarios[] = {
 		{ AER(SEC(1), BEGIN), X_NOTHING(FOLDED), "2" },
 		{ AER(SEC(1), FAILED), X_NOTHING(IGNORED), "2" },
 		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
-	{ "AER: a shim freeze during the kernel's recovery: ours after it",
+	{ "AER: a shim freeze during the kernel's recovery: ours after it, counted once",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
-		{ AER(0, BEGIN), X_NOTHING(KERNEL) },
-		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "2" },
+		{ AER(0, BEGIN), X_NOTHING(KERNEL), "1" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "1" },
 		{ AER(SEC(2), SUCCESSFUL), X_REPORT(ERROR_DETECTED) } } },
+	{ "U3: a shim freeze during a non-fatal kernel recovery is one freeze",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER_NF(0, BEGIN, 0), X_NOTHING(KERNEL), "0" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "1" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "1" },
+		{ AER_NF(SEC(2), SUCCESSFUL, 0), X_REPORT(ERROR_DETECTED) } } },
 	/* ---------------- a resync after a restart: COUNTED ---------------- */
 	{ "COUNTED under the limit: recovered, not counted again",
 	  .devs = { HIST("0000:01:00.0", 3, 0) },
