@@ -121,7 +121,7 @@ void bus_device_settings(const struct device *d, struct pcierr_settings *ret)
 }
 
 /* the count of the current window only (the rule of policy.h): a window
- * is over when more than FreezeWindowSec passed since the latest freeze;
+ * is over when more than FreezeWindowSec passed since its first freeze;
  * a clock gone backwards counts as inside */
 uint32_t bus_device_freeze_count(const struct device *d,
 				 const struct pcierr_settings *set,
@@ -129,8 +129,8 @@ uint32_t bus_device_freeze_count(const struct device *d,
 {
 	pcierr_usec_t window = (pcierr_usec_t)set->freeze_window_sec * PCIERR_USEC_PER_SEC;
 
-	if (d->history.count > 0 && now >= d->history.last_usec &&
-	    now - d->history.last_usec > window)
+	if (d->history.count > 0 && now >= d->history.first_usec &&
+	    now - d->history.first_usec > window)
 		return 0;
 	return d->history.count;
 }
@@ -213,6 +213,8 @@ const sd_bus_vtable bus_device_vtable[] = {
 	SD_BUS_PROPERTY("MaxFreezes", "u", property_get_max_freezes, 0, EMITS),
 	SD_BUS_PROPERTY("LastErrorUSec", "t", NULL,
 			offsetof(struct device, last_error_usec), EMITS),
+	SD_BUS_PROPERTY("NonFatalErrors", "t", NULL,
+			offsetof(struct device, nonfatal_errors), EMITS),
 	SD_BUS_PROPERTY("Disabled", "b", property_get_disabled, 0, EMITS),
 	SD_BUS_PROPERTY("DisabledReason", "s", NULL,
 			offsetof(struct device, disabled_reason), EMITS),

@@ -28,6 +28,7 @@ static const struct pcierr_settings builtin_defaults = {
 	.method = PCIERR_METHOD_AUTO,
 	.verify_sec = PCIERR_DEFAULT_VERIFY_SEC,
 	.verify_escalate = true,
+	.kernel_timeout_sec = PCIERR_DEFAULT_KERNEL_TIMEOUT_SEC,
 };
 
 static const char *const method_names[] = {
@@ -215,6 +216,9 @@ static const struct key_desc keys[] = {
 	{ "StepTimeoutSec", PCIERR_SET_STEP_TIMEOUT_SEC,
 	  PCIERR_STEP_TIMEOUT_SEC_MIN, PCIERR_STEP_TIMEOUT_SEC_MAX,
 	  offsetof(struct pcierr_settings, step_timeout_sec), KEY_NUMBER },
+	{ "KernelTimeoutSec", PCIERR_SET_KERNEL_TIMEOUT_SEC,
+	  PCIERR_STEP_TIMEOUT_SEC_MIN, PCIERR_STEP_TIMEOUT_SEC_MAX,
+	  offsetof(struct pcierr_settings, kernel_timeout_sec), KEY_NUMBER },
 	{ "Recover", PCIERR_SET_RECOVER, 0, 1,
 	  offsetof(struct pcierr_settings, recover), KEY_BOOLEAN },
 	{ "Method", PCIERR_SET_METHOD, 0, 0,
@@ -648,6 +652,8 @@ static void apply(struct pcierr_settings *s, const struct pcierr_config_override
 		s->verify_sec = o->settings.verify_sec;
 	if (o->set & PCIERR_SET_VERIFY_ESCALATE)
 		s->verify_escalate = o->settings.verify_escalate;
+	if (o->set & PCIERR_SET_KERNEL_TIMEOUT_SEC)
+		s->kernel_timeout_sec = o->settings.kernel_timeout_sec;
 }
 
 void pcierr_config_resolve(const struct pcierr_config *c, const char *addr,

@@ -16,6 +16,9 @@
  *                        is a permanent failure (1..3600)
  *   StepTimeoutSec=30    a step (driver callback, reset, hotplug) that
  *                        takes longer marks its PE stuck (1..86400)
+ *   KernelTimeoutSec=300 the bound of the kernel's own AER/DPC recovery
+ *                        (phase KERNEL), after which pcierrd reads the
+ *                        devices' state before it acts (1..86400)
  *   Recover=yes          boolean: yes/no, true/false, on/off, 1/0
  *   Method=auto          auto: the callbacks where every driver has them,
  *                        the hotplug path for the rest; hotplug: this
@@ -46,9 +49,10 @@
  *                        are pruned (0..3153600000, 0 = no age limit)
  *
  *   A [Device] or [Driver] section takes MaxFreezes, FreezeWindowSec,
- *   MaxWaitSec, StepTimeoutSec, Recover, Method, VerifySec and
- *   VerifyEscalate. The most specific match wins, key by key: address,
- *   then vendor:device, then driver, then vendor:*, then [Policy].
+ *   MaxWaitSec, StepTimeoutSec, KernelTimeoutSec, Recover, Method,
+ *   VerifySec and VerifyEscalate. The most specific match wins, key by
+ *   key: address, then vendor:device, then driver, then vendor:*, then
+ *   [Policy].
  *
  * Rules: whitespace around the key, the '=' and the value is ignored; a
  * value may not be quoted; a key set twice keeps the last value (also
@@ -81,6 +85,9 @@
 #define PCIERR_DEFAULT_MAX_WAIT_SEC		15U
 #define PCIERR_DEFAULT_STEP_TIMEOUT_SEC		30U
 #define PCIERR_DEFAULT_VERIFY_SEC		30U
+/* err.c waits up to 60 s for a link after its reset, then runs drivers'
+ * slot_reset (minutes for some SAS HBAs): well beyond a step */
+#define PCIERR_DEFAULT_KERNEL_TIMEOUT_SEC	300U
 #define PCIERR_DEFAULT_HISTORY_MAX		10000U
 #define PCIERR_DEFAULT_HISTORY_MAX_AGE_SEC	31536000U	/* 365 days */
 
@@ -114,6 +121,7 @@ struct pcierr_settings {
 	enum pcierr_method method;
 	unsigned int verify_sec;	/* 0: no verification */
 	bool verify_escalate;
+	unsigned int kernel_timeout_sec;
 };
 
 /* Which fields of an override's settings are set (bit per key) */
@@ -126,6 +134,7 @@ enum {
 	PCIERR_SET_METHOD		= 1U << 5,
 	PCIERR_SET_VERIFY_SEC		= 1U << 6,
 	PCIERR_SET_VERIFY_ESCALATE	= 1U << 7,
+	PCIERR_SET_KERNEL_TIMEOUT_SEC	= 1U << 8,
 };
 
 enum pcierr_match_type {

@@ -15,6 +15,7 @@ PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
 	daemon/metrics.c daemon/uevent.c daemon/kernel-ops.c daemon/addrmap.c \
 	daemon/state-writer.c daemon/start.c daemon/hold.c daemon/observer.c daemon/metrics-observer.c \
 	daemon/metrics-writer.c daemon/verify.c daemon/verify-sysfs.c daemon/verify-slot.c \
+	daemon/aer-stats.c \
 	$(sort $(wildcard daemon/bus-*.c)) \
 	kernel/pcierr_shim/pseries-rtas.c
 PCIERRD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(PCIERRD_SRCS))

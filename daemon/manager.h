@@ -67,6 +67,14 @@ struct device {
 	struct pcierr_freeze_record history;	/* of that identity */
 	char *disabled_reason;		/* "" unless history.disabled */
 	pcierr_usec_t last_error_usec;	/* wall clock; 0: never */
+	/* the kernel's non-fatal AER recoveries of this device that pcierrd
+	 * followed (recorded, never counted as freezes: U3) */
+	uint64_t nonfatal_errors;
+	/* the kernel's AER counters as last read (aer-stats.h): a kernel
+	 * recovery's severity is what changed since */
+	uint64_t aer_fatal_seen, aer_nonfatal_seen;
+	uint64_t aer_rp_fatal_seen, aer_rp_nonfatal_seen;	/* a root port's */
+	bool aer_known;			/* ... read at least once */
 
 	bool announced;			/* InterfacesAdded sent */
 	bool bus_dirty;			/* a PropertiesChanged is due (bus-manager.c) */
@@ -99,6 +107,9 @@ struct slot {
 	struct slot_recovery recovery;	/* recovery.c's (slot-recovery.h) */
 	struct slot_hold hold;		/* hold.c's (slot-hold.h) */
 	struct slot_status status;
+	/* the PE's own freezes (EEH's pe->freeze_count), in memory as EEH
+	 * keeps it; the cards' counts are the persisted ones */
+	struct pcierr_freeze_record pe_history;
 
 	bool announced;			/* InterfacesAdded sent */
 	bool seen;			/* mark-and-sweep during a resync */
@@ -119,6 +130,8 @@ struct manager_counters {
 	uint64_t recoveries_failed;
 	uint64_t hotplug_fallbacks;
 	uint64_t permanent_disables;
+	/* the kernel's non-fatal AER recoveries followed (never freezes) */
+	uint64_t nonfatal_errors;
 	uint64_t resyncs;
 	/* checks after a recovery that found the function not back (each
 	 * one, whether it escalated or ended the recovery failed) */
@@ -169,6 +182,7 @@ struct manager {
 	struct addrmap device_map;	/* addr -> struct device * */
 	struct addrmap name_map;	/* "vvvv:dddd" -> its names (cache) */
 	bool no_udev;			/* tests: no udev monitor */
+	const char *sysfs_pci;		/* tests: NULL = /sys/bus/pci/devices */
 	bool quiet;			/* the start: no InterfacesAdded before
 					 * the name is ours */
 

@@ -50,6 +50,7 @@ static int on_metrics(sd_event_source *es, void *userdata)
 	mt.permanent_disables = m->counters.permanent_disables;
 	mt.resyncs = m->counters.resyncs;
 	mt.verify_failures = m->counters.verify_failures;
+	mt.nonfatal_errors = m->counters.nonfatal_errors;
 
 	n = 0;
 	for (size_t i = 0; i < m->n_slots; i++) {

@@ -219,6 +219,9 @@ static int format_valid(const struct pcierr_metrics *m, FILE *out)
 	put_scalar(out, "pcierr_verify_failures_total", "counter",
 		   "Checks after a recovery that found a device's function not back.",
 		   m->verify_failures);
+	put_scalar(out, "pcierr_nonfatal_errors_total", "counter",
+		   "Non-fatal AER errors the kernel recovered without a freeze.",
+		   m->nonfatal_errors);
 
 	put_family(out, "pcierr_device_window_freezes", "gauge",
 		   "Freezes of the device counted in the current window (FreezeWindowSec=).");

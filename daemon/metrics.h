@@ -19,6 +19,8 @@
  *   pcierr_permanent_disables_total            counter
  *   pcierr_resyncs_total                       counter
  *   pcierr_verify_failures_total               counter
+ *   pcierr_nonfatal_errors_total               counter (the kernel's
+ *        non-fatal AER errors followed: never counted as freezes)
  *   pcierr_device_window_freezes{address,vendor,device,driver} gauge
  *        (the freezes counted in the current FreezeWindowSec=; named
  *        so because a gauge may not end in _count, which promtool
@@ -74,6 +76,7 @@ struct pcierr_metrics {
 	uint64_t permanent_disables;
 	uint64_t resyncs;
 	uint64_t verify_failures;
+	uint64_t nonfatal_errors;
 
 	/* per-device and per-PE gauges; the caller owns the arrays */
 	const struct pcierr_metrics_device *devices;

@@ -62,7 +62,9 @@ bool pcierr_policy_count_freeze(struct pcierr_freeze_record *r,
 {
 	pcierr_usec_t window = (pcierr_usec_t)s->freeze_window_sec * PCIERR_USEC_PER_SEC;
 
-	if (r->count == 0 || (now > r->last_usec && now - r->last_usec > window)) {
+	/* the window runs from its first freeze (eeh_pe_update_time_stamp),
+	 * not the latest: a card freezing every 59 minutes starts over */
+	if (r->count == 0 || (now > r->first_usec && now - r->first_usec > window)) {
 		r->count = 0;
 		r->first_usec = now;
 	}
@@ -221,6 +223,7 @@ static void pe_settings(struct ctx *c)
 		if (i == 0) {
 			ps->recover = s.recover;
 			ps->step_timeout_sec = s.step_timeout_sec;
+			ps->kernel_timeout_sec = s.kernel_timeout_sec;
 			ps->max_wait_sec = s.max_wait_sec;
 		}
 		ps->recover = ps->recover && s.recover;
@@ -232,8 +235,13 @@ static void pe_settings(struct ctx *c)
 					      s.verify_escalate;
 			verified_one = true;
 		}
-		if ((int)i == named)
+		ps->kernel_timeout_sec = MAX(ps->kernel_timeout_sec, s.kernel_timeout_sec);
+		if ((int)i == named) {
+			/* the PE's own count is held to the named card's limit */
 			ps->max_wait_sec = s.max_wait_sec;
+			ps->max_freezes = s.max_freezes;
+			ps->freeze_window_sec = s.freeze_window_sec;
+		}
 	}
 
 	/* what is set for the PE's own address explicitly */
@@ -249,12 +257,20 @@ static void pe_settings(struct ctx *c)
 		if (o->set & PCIERR_SET_STEP_TIMEOUT_SEC)
 			ps->step_timeout_sec = MAX(ps->step_timeout_sec,
 						   o->settings.step_timeout_sec);
+		if (o->set & PCIERR_SET_KERNEL_TIMEOUT_SEC)
+			ps->kernel_timeout_sec = MAX(ps->kernel_timeout_sec,
+						     o->settings.kernel_timeout_sec);
 	}
 }
 
 static pcierr_usec_t step_timeout(const struct ctx *c)
 {
 	return (pcierr_usec_t)c->pe_settings.step_timeout_sec * PCIERR_USEC_PER_SEC;
+}
+
+static pcierr_usec_t kernel_timeout(const struct ctx *c)
+{
+	return (pcierr_usec_t)c->pe_settings.kernel_timeout_sec * PCIERR_USEC_PER_SEC;
 }
 
 static void add_effect(struct ctx *c, enum pcierr_policy_effect_type type,
@@ -289,7 +305,8 @@ static struct pcierr_freeze_record current_record(const struct ctx *c, size_t i)
 	struct pcierr_freeze_record r = c->pe->devices[i].history;
 
 	for (size_t e = 0; e < c->out->n_effects; e++)
-		if (c->out->effects[e].device == i)
+		if (c->out->effects[e].device == i &&
+		    c->out->effects[e].type != PCIERR_EFFECT_PE_FREEZE_RECORDED)
 			r = c->out->effects[e].record;
 	return r;
 }
@@ -305,27 +322,93 @@ static void disable_all_identities(struct ctx *c, enum pcierr_policy_reason reas
 	}
 }
 
-static void set_too_many_message(struct ctx *c, const struct pcierr_policy_device *d,
-				 const struct pcierr_freeze_record *r,
-				 const struct pcierr_settings *s)
+/* "DDDD:BB:DD" of a device address: its physical device */
+static bool same_card(const char *a, const char *b)
 {
-	set_message(c->rec,
-		    "%s [%04x:%04x] froze %u times, each within %u s of the one before (at most %u are recovered): permanently disabled. Please try reseating or replacing it",
-		    d->addr, d->vendor, d->device, r->count, s->freeze_window_sec, s->max_freezes);
+	char na[PCIERR_ADDR_MAX], nb[PCIERR_ADDR_MAX];
+	const char *dot_a, *dot_b;
+
+	if (pcierr_parse_pci_address(a, na) < 0 || pcierr_parse_pci_address(b, nb) < 0)
+		return strcmp(a, b) == 0;
+	dot_a = strrchr(na, '.');
+	dot_b = strrchr(nb, '.');
+	return dot_a && dot_b && dot_a - na == dot_b - nb && strncmp(na, nb, (size_t)(dot_a - na)) == 0;
+}
+
+static bool is_head(const struct ctx *c, size_t i)
+{
+	char h[PCIERR_ADDR_MAX], d[PCIERR_ADDR_MAX];
+
+	if (pcierr_parse_pci_address(c->pe->addr, h) < 0 ||
+	    pcierr_parse_pci_address(c->pe->devices[i].addr, d) < 0)
+		return strcmp(c->pe->addr, c->pe->devices[i].addr) == 0;
+	return strcmp(h, d) == 0;
+}
+
+/*
+ * The card a freeze is blamed on: the named device's functions; -1 when
+ * the event names none, the PE's head or a device not in the PE (then
+ * every device is).
+ */
+static int blamed(const struct ctx *c, const char *device)
+{
+	int named = find_device(c->pe, device);
+
+	return named >= 0 && !is_head(c, (size_t)named) ? named : -1;
+}
+
+static bool in_card(const struct ctx *c, int named, size_t i)
+{
+	return named < 0 || same_card(c->pe->devices[named].addr, c->pe->devices[i].addr);
+}
+
+static void set_too_many_message(struct ctx *c, int named, unsigned int count,
+				 unsigned int window, unsigned int max, bool pe_count)
+{
+	char funcs[160] = "";
+	size_t used = 0;
+	const struct pcierr_policy_device *d = named >= 0 ? &c->pe->devices[named] : NULL;
+
+	for (size_t i = 0; d && i < c->pe->n_devices && used < sizeof(funcs); i++) {
+		int n;
+
+		if (!in_card(c, named, i))
+			continue;
+		n = snprintf(funcs + used, sizeof(funcs) - used, "%s%s", used ? " " : "",
+			     c->pe->devices[i].addr);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	if (d)
+		set_message(c->rec,
+			    "card %.*s [%04x:%04x] (functions %s) froze %u times%s within %u s of the first (at most %u are recovered): permanently disabled. Please try reseating or replacing it",
+			    (int)(strrchr(d->addr, '.') ? strrchr(d->addr, '.') - d->addr : (long)strlen(d->addr)),
+			    d->addr, d->vendor, d->device, funcs, count,
+			    pe_count ? " in its PE" : "", window, max);
+	else
+		set_message(c->rec,
+			    "PE %s froze %u times within %u s of the first (at most %u are recovered): permanently disabled. Please try reseating or replacing its cards",
+			    c->pe->addr, count, window, max);
 }
 
 /*
  * Count the freeze of the event (count), or only check the records as they
  * are (a COUNTED freeze, counted before pcierrd restarted): against the
- * named device, or every device when none (or an unknown one) is named.
- * Returns true when a count is above its limit and may_disable; then those
- * identities are disabled (effects) and rec->message says why.
+ * card named (every function of it), or every device when none is named,
+ * and against the PE. Returns true when a count is above its limit and
+ * may_disable; then the blamed card's identities are disabled (effects)
+ * and rec->message says why.
  */
 static bool record_freezes(struct ctx *c, bool may_disable, bool count)
 {
 	const struct pcierr_policy_pe *pe = c->pe;
-	int named = find_device(pe, c->ev->device);
-	bool exceeded = false;
+	int named = blamed(c, c->ev->device);
+	struct pcierr_freeze_record pr = pe->history;
+	const struct pcierr_settings *ps = &c->pe_settings;
+	bool card_over = false, pe_over;
+	unsigned int worst = 0, worst_window = ps->freeze_window_sec, worst_max = ps->max_freezes;
+	int worst_i = -1;
 
 	for (size_t i = 0; i < pe->n_devices; i++) {
 		const struct pcierr_policy_device *d = &pe->devices[i];
@@ -333,7 +416,7 @@ static bool record_freezes(struct ctx *c, bool may_disable, bool count)
 		struct pcierr_settings s;
 		bool over;
 
-		if (named >= 0 && (int)i != named)
+		if (!in_card(c, named, i))
 			continue;
 		device_settings(c, i, &s);
 		if (count) {
@@ -343,17 +426,42 @@ static bool record_freezes(struct ctx *c, bool may_disable, bool count)
 		} else {
 			over = r.count > s.max_freezes;
 		}
-		if (!over || !may_disable)
+		if (over && r.count >= worst) {
+			worst = r.count;
+			worst_i = (int)i;
+			worst_window = s.freeze_window_sec;
+			worst_max = s.max_freezes;
+		}
+		card_over = card_over || over;
+	}
+	if (count) {
+		pe_over = pcierr_policy_count_freeze(&pr, c->ev->now, ps);
+		add_effect(c, PCIERR_EFFECT_PE_FREEZE_RECORDED, 0, &pr, PCIERR_REASON_NONE);
+	} else {
+		pe_over = pr.count > ps->max_freezes;
+	}
+	c->rec->freezes++;
+	if (!(card_over || pe_over) || !may_disable)
+		return false;
+	/* none named: the card over its limit is the one to blame */
+	if (named < 0 && card_over && !is_head(c, (size_t)worst_i))
+		named = worst_i;
+
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		struct pcierr_freeze_record r;
+
+		if (!in_card(c, named, i))
 			continue;
+		r = current_record(c, i);
 		r.disabled = true;
 		add_effect(c, PCIERR_EFFECT_IDENTITY_DISABLED, (unsigned int)i, &r,
 			   PCIERR_REASON_TOO_MANY_FREEZES);
-		if (!exceeded)
-			set_too_many_message(c, d, &r, &s);
-		exceeded = true;
 	}
-	c->rec->freezes++;
-	return exceeded;
+	if (card_over)
+		set_too_many_message(c, named, worst, worst_window, worst_max, false);
+	else
+		set_too_many_message(c, named, pr.count, ps->freeze_window_sec, ps->max_freezes, true);
+	return true;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -421,7 +529,7 @@ static int disable(struct ctx *c, enum pcierr_policy_reason reason)
 
 static int op_failed(struct ctx *c, const char *what)
 {
-	set_message(c->rec, "%s failed (errno %d): permanently disabled", what, -c->ev->error);
+	set_message(c->rec, "%s failed (errno %d): disabling", what, -c->ev->error);
 	disable_all_identities(c, PCIERR_REASON_OP_FAILED);
 	disable(c, PCIERR_REASON_OP_FAILED);
 	return 0;
@@ -690,12 +798,35 @@ static int begin_admin(struct ctx *c)
 	return 0;
 }
 
-/* A new freeze (or AER BEGIN) of an idle PE */
-static int begin(struct ctx *c, bool kernel)
+/*
+ * The first news of a kernel (AER/DPC) recovery of an idle PE: counted
+ * once, and only for a frozen channel (U3: a non-fatal error the kernel
+ * recovers without a reset is no freeze, as EEH counts none)
+ */
+static int begin_kernel(struct ctx *c)
+{
+	bool exceeded = false;
+
+	*c->rec = PCIERR_RECOVERY_INIT;
+	c->rec->started_usec = c->ev->now;
+	c->rec->started_mono = c->ev->mono;
+	c->rec->kernel_frozen = c->ev->aer_frozen;
+	if (c->ev->aer_frozen)
+		exceeded = record_freezes(c, c->pe_settings.recover, true);
+	c->rec->phase = PCIERR_PHASE_KERNEL;
+	if (exceeded && c->pe_settings.recover)
+		c->rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
+	nothing(c, c->pe_settings.recover ? PCIERR_REASON_KERNEL : PCIERR_REASON_RECOVER_OFF);
+	c->out->timeout_usec = kernel_timeout(c);
+	return 0;
+}
+
+/* A new freeze of an idle PE */
+static int begin(struct ctx *c)
 {
 	const struct pcierr_policy_event *ev = c->ev;
-	enum pcierr_policy_freeze_kind kind = kernel ? PCIERR_FREEZE_DETECTED : ev->freeze_kind;
-	bool perm = !kernel && ev->state == PCIERR_STATE_PERM_FAILURE;
+	enum pcierr_policy_freeze_kind kind = ev->freeze_kind;
+	bool perm = ev->state == PCIERR_STATE_PERM_FAILURE;
 	bool exceeded;
 	int which;
 
@@ -709,16 +840,6 @@ static int begin(struct ctx *c, bool kernel)
 	c->rec->started_mono = ev->mono;
 	exceeded = record_freezes(c, c->pe_settings.recover,
 				  kind != PCIERR_FREEZE_COUNTED);
-
-	if (kernel) {
-		/* the kernel recovers; we watch and act when it is over */
-		c->rec->phase = PCIERR_PHASE_KERNEL;
-		if (exceeded && c->pe_settings.recover)
-			c->rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
-		nothing(c, c->pe_settings.recover ? PCIERR_REASON_KERNEL : PCIERR_REASON_RECOVER_OFF);
-		c->out->timeout_usec = step_timeout(c);
-		return 0;
-	}
 
 	if (!c->pe_settings.recover) {
 		*c->rec = PCIERR_RECOVERY_INIT;
@@ -735,7 +856,15 @@ static int begin(struct ctx *c, bool kernel)
 			disable_all_identities(c, PCIERR_REASON_PERM_FAILURE);
 			return disable(c, PCIERR_REASON_PERM_FAILURE);
 		}
-		/* unavailable for a while: wait, then recover */
+		/* unavailable for a while: the drivers hear error_detected
+		 * first, then the wait (U5); with none to tell, the wait */
+		start_recovery(c);
+		if (c->rec->mode != PCIERR_MODE_FULL_HOTPLUG) {
+			c->rec->wait_after_detect = (pcierr_usec_t)ev->time_unavail_ms *
+						    PCIERR_USEC_PER_MSEC;
+			return 0;
+		}
+		memset(c->out, 0, offsetof(struct pcierr_policy_output, n_effects));
 		c->rec->phase = PCIERR_PHASE_WAIT;
 		c->out->action = PCIERR_ACTION_WAIT;
 		c->out->timeout_usec = (pcierr_usec_t)ev->time_unavail_ms * PCIERR_USEC_PER_MSEC;
@@ -770,19 +899,24 @@ static bool apply_pending(struct ctx *c)
 }
 
 /* A freeze of a PE that is recovering: count it and fold it in */
-static int fold(struct ctx *c, bool kernel_begin)
+static int fold(struct ctx *c)
 {
 	const struct pcierr_policy_event *ev = c->ev;
 	struct pcierr_recovery *rec = c->rec;
-	bool perm = !kernel_begin && ev->type == PCIERR_POLICY_EV_FREEZE &&
+	bool perm = ev->type == PCIERR_POLICY_EV_FREEZE &&
 		    ev->state == PCIERR_STATE_PERM_FAILURE;
 	bool may_disable = c->pe_settings.recover && rec->phase != PCIERR_PHASE_DISABLE &&
 			   rec->pending_disable == PCIERR_REASON_NONE;
+	/* the shim seeing the channel frozen during the kernel's own
+	 * recovery: one freeze per kernel recovery (U3) */
+	bool counted = rec->phase == PCIERR_PHASE_KERNEL && rec->kernel_frozen;
 
 	if (perm && (ev->slot_empty || c->pe->n_devices == 0))
 		return gone(c);
 
-	if (record_freezes(c, may_disable, true))
+	if (rec->phase == PCIERR_PHASE_KERNEL)
+		rec->kernel_frozen = true;
+	if (record_freezes(c, may_disable, !counted))
 		rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
 	else if (perm && may_disable && perm_failure_is_permanent(c)) {
 		set_perm_failure_message(c);
@@ -792,8 +926,7 @@ static int fold(struct ctx *c, bool kernel_begin)
 
 	if (!c->pe_settings.recover)
 		return nothing(c, PCIERR_REASON_RECOVER_OFF);
-	if (!kernel_begin)
-		rec->escalate = true;
+	rec->escalate = true;
 
 	/* nothing in flight: act at once */
 	if ((rec->phase == PCIERR_PHASE_WAIT || rec->phase == PCIERR_PHASE_WAIT_UDEV ||
@@ -807,43 +940,68 @@ static int fold(struct ctx *c, bool kernel_begin)
 static int on_freeze(struct ctx *c)
 {
 	if (c->rec->phase == PCIERR_PHASE_IDLE)
-		return begin(c, false);
+		return begin(c);
 	/* a resync of a recovering PE, or a Reset that raced a freeze */
 	if (c->ev->freeze_kind != PCIERR_FREEZE_DETECTED)
 		return nothing(c, PCIERR_REASON_IGNORED);
-	fold(c, false);
+	fold(c);
 	return 0;
 }
 
-static int on_aer(struct ctx *c)
+#define BIT_SET(m, i)	((m)[(i) / 64] |= 1ULL << ((i) % 64))
+#define BIT_CLEAR(m, i)	((m)[(i) / 64] &= ~(1ULL << ((i) % 64)))
+#define BIT_TEST(m, i)	(((m)[(i) / 64] >> ((i) % 64)) & 1)
+
+/*
+ * An end (SUCCESSFUL or FAILED) of the device named; returns true when
+ * err.c's walk over the subtree is over: every device of the PE but its
+ * head resumed (report_resume: SUCCESSFUL each), or every one was given
+ * up (report_perm_failure_detected: FAILED each). A FAILED among
+ * SUCCESSFULs is a DISCONNECT vote during error_detected: the walk goes
+ * on. *failed: how it ended.
+ */
+static bool kernel_walk_over(struct ctx *c, bool *failed)
+{
+	struct pcierr_recovery *rec = c->rec;
+	int named = find_device(c->pe, c->ev->device);
+	bool is_failed = c->ev->aer == PCIERR_POLICY_AER_FAILED;
+	bool all_ok = true, all_failed = true;
+
+	*failed = is_failed;
+	if (named < 0 || is_head(c, (size_t)named))
+		/* the bridge itself (a port without a subordinate bus) or
+		 * a device we do not know: the whole PE at once */
+		return true;
+	if (is_failed) {
+		BIT_SET(rec->kernel_failed, (size_t)named);
+		BIT_CLEAR(rec->kernel_ended, (size_t)named);
+	} else {
+		BIT_SET(rec->kernel_ended, (size_t)named);
+		BIT_CLEAR(rec->kernel_failed, (size_t)named);
+	}
+	for (size_t i = 0; i < c->pe->n_devices; i++) {
+		if (is_head(c, i))
+			continue;
+		all_ok = all_ok && BIT_TEST(rec->kernel_ended, i);
+		all_failed = all_failed && BIT_TEST(rec->kernel_failed, i);
+	}
+	return is_failed ? all_failed : all_ok;
+}
+
+/* The kernel's recovery is over: as it ended */
+static int kernel_over(struct ctx *c, bool failed)
 {
 	struct pcierr_recovery *rec = c->rec;
 
-	if (c->ev->aer == PCIERR_POLICY_AER_BEGIN) {
-		if (rec->phase == PCIERR_PHASE_IDLE)
-			return begin(c, true);
-		/* KERNEL: another device of the PE; else: pcierr is
-		 * recovering the PE and the kernel raced it: a freeze */
-		return fold(c, rec->phase == PCIERR_PHASE_KERNEL);
-	}
-
-	if (rec->phase == PCIERR_PHASE_IDLE) {
-		/* the BEGIN was missed: count it now */
-		begin(c, true);
-		memset(c->out, 0, offsetof(struct pcierr_policy_output, n_effects));
-	} else if (rec->phase != PCIERR_PHASE_KERNEL) {
-		return nothing(c, PCIERR_REASON_IGNORED);
-	}
-
 	if (!c->pe_settings.recover) {
-		if (c->ev->aer == PCIERR_POLICY_AER_SUCCESSFUL)
+		if (!failed)
 			return done(c, true, PCIERR_REASON_RECOVERED);
 		*rec = PCIERR_RECOVERY_INIT;
 		return nothing(c, PCIERR_REASON_RECOVER_OFF);
 	}
 	if (apply_pending(c))
 		return 0;
-	if (c->ev->aer == PCIERR_POLICY_AER_SUCCESSFUL) {
+	if (!failed) {
 		if (rec->escalate) {
 			/* the shim froze it meanwhile: recover that too */
 			rec->escalate = false;
@@ -854,8 +1012,46 @@ static int on_aer(struct ctx *c)
 	/* FAILED: pcierr's own fallback, hot-unplug, reset and rescan */
 	rec->mode = PCIERR_MODE_FULL_HOTPLUG;
 	rec->escalate = false;
-	remove_devices(c);
-	return 0;
+	return remove_devices(c);
+}
+
+static int on_aer(struct ctx *c)
+{
+	struct pcierr_recovery *rec = c->rec;
+	bool failed;
+
+	if (rec->phase == PCIERR_PHASE_IDLE) {
+		/* the first news of a kernel recovery; an end without its
+		 * BEGIN (lost, or a device that voted DISCONNECT) too */
+		begin_kernel(c);
+		if (c->ev->aer == PCIERR_POLICY_AER_BEGIN)
+			return 0;
+		memset(c->out, 0, offsetof(struct pcierr_policy_output, n_effects));
+	} else if (c->ev->aer == PCIERR_POLICY_AER_BEGIN) {
+		if (rec->phase == PCIERR_PHASE_KERNEL) {
+			/* another function of the same kernel recovery:
+			 * one card, one recovery, counted once */
+			if (c->ev->aer_frozen && !rec->kernel_frozen) {
+				rec->kernel_frozen = true;
+				if (record_freezes(c, c->pe_settings.recover, true))
+					rec->pending_disable = PCIERR_REASON_TOO_MANY_FREEZES;
+			}
+			nothing(c, PCIERR_REASON_KERNEL);
+			return 0;
+		}
+		/* pcierr is recovering the PE and the kernel raced it */
+		if (!c->ev->aer_frozen)
+			return nothing(c, PCIERR_REASON_IGNORED);
+		return fold(c);
+	} else if (rec->phase != PCIERR_PHASE_KERNEL) {
+		return nothing(c, PCIERR_REASON_IGNORED);
+	}
+
+	if (!kernel_walk_over(c, &failed)) {
+		nothing(c, PCIERR_REASON_KERNEL);
+		return 0;
+	}
+	return kernel_over(c, failed);
 }
 
 /*
@@ -952,6 +1148,18 @@ static int disconnect(struct ctx *c, const char *step)
 	return 0;
 }
 
+/* The drivers answered error_detected (merged: r): the next step */
+static int after_detected(struct ctx *c, enum pcierr_result r, int error)
+{
+	struct pcierr_recovery *rec = c->rec;
+
+	if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
+		return remove_devices(c);
+	if (r == PCIERR_RESULT_NEED_RESET || rec->escalate || rec->reset_requested || error)
+		return reset(c, RESET_FIRST);
+	return enter(c, PCIERR_PHASE_ENABLE_IO, PCIERR_ACTION_ENABLE_IO);
+}
+
 static int on_op_done(struct ctx *c)
 {
 	const struct pcierr_policy_event *ev = c->ev;
@@ -964,6 +1172,13 @@ static int on_op_done(struct ctx *c)
 	rec->stuck = false;
 
 	if (rec->phase == PCIERR_PHASE_DISABLE) {
+		if (ev->error) {
+			/* U2: not disabled; the PE is as the DISABLE found it,
+			 * and the caller marks no identity disabled */
+			set_message(rec, "disabling failed (errno %d): the PE is not disabled (%s)",
+				    -ev->error, pcierr_policy_reason_to_string(rec->pending_disable));
+			return done(c, false, PCIERR_REASON_OP_FAILED);
+		}
 		c->out->reason = rec->pending_disable;
 		return done(c, false, rec->pending_disable);
 	}
@@ -979,12 +1194,17 @@ static int on_op_done(struct ctx *c)
 			return done(c, false, PCIERR_REASON_GONE);
 		if (r == PCIERR_RESULT_DISCONNECT)
 			return disconnect(c, "error_detected");
-		if (rec->mode == PCIERR_MODE_PARTIAL_HOTPLUG)
-			return remove_devices(c);
-		if (r == PCIERR_RESULT_NEED_RESET || rec->escalate || rec->reset_requested ||
-		    ev->error)
-			return reset(c, RESET_FIRST);
-		return enter(c, PCIERR_PHASE_ENABLE_IO, PCIERR_ACTION_ENABLE_IO);
+		if (rec->wait_after_detect) {
+			/* told: now the platform's time_unavail */
+			rec->detected = ev->error ? PCIERR_RESULT_NEED_RESET : r;
+			rec->phase = PCIERR_PHASE_WAIT;
+			rec->waited_after_detect = true;
+			c->out->action = PCIERR_ACTION_WAIT;
+			c->out->timeout_usec = rec->wait_after_detect;
+			rec->wait_after_detect = 0;
+			return 0;
+		}
+		return after_detected(c, r, ev->error);
 
 	case PCIERR_PHASE_ENABLE_IO:
 		if (ev->error || rec->escalate)
@@ -1059,6 +1279,10 @@ static int on_wait_done(struct ctx *c)
 	case PCIERR_PHASE_WAIT:
 		if (apply_pending(c))
 			return 0;
+		if (c->rec->waited_after_detect) {
+			c->rec->waited_after_detect = false;
+			return after_detected(c, c->rec->detected, 0);
+		}
 		return start_recovery(c);
 	case PCIERR_PHASE_WAIT_UDEV:
 		if (apply_pending(c))
@@ -1086,18 +1310,20 @@ static int on_timeout(struct ctx *c)
 	case PCIERR_PHASE_WAIT_UDEV:
 		/* the bound of a wait: go on */
 		return on_wait_done(c);
-	case PCIERR_PHASE_KERNEL:
-		/* the kernel's AER recovery never said how it ended (a lost
-		 * uevent): as if it failed, pcierr's own fallback (H1) */
-		if (apply_pending(c))
-			return 0;
-		if (!c->pe_settings.recover) {
-			*c->rec = PCIERR_RECOVERY_INIT;
-			return nothing(c, PCIERR_REASON_RECOVER_OFF);
-		}
-		c->rec->mode = PCIERR_MODE_FULL_HOTPLUG;
-		c->rec->escalate = false;
-		return remove_devices(c);
+	case PCIERR_PHASE_KERNEL: {
+		/* the kernel's recovery never said how it ended within
+		 * KernelTimeoutSec (lost uevents): the devices' channel
+		 * states, read from the kernel just now, tell. All normal:
+		 * it recovered them (report_resume sets io_normal); any
+		 * still frozen that long after err.c's own bounds: failed */
+		bool failed = false;
+
+		for (size_t i = 0; i < c->pe->n_devices; i++)
+			if (!is_head(c, i) && c->pe->devices[i].state != PCIERR_STATE_NORMAL &&
+			    c->pe->devices[i].state != PCIERR_STATE_UNSPEC)
+				failed = true;
+		return kernel_over(c, failed);
+	}
 	case PCIERR_PHASE_VERIFY:
 		/* the caller did not say in time: not verified */
 		if (apply_pending(c))

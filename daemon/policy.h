@@ -14,21 +14,24 @@
  *       carry out out.action (one genl command, a wait, a report ...);
  *       arm a timer of out.timeout_usec for commands and waits.
  *
- * Freeze accounting (per identity, struct pcierr_freeze_record):
- *   A freeze counts against the identity of the device the event names (or,
- *   when it names none or one not in the PE, against every device of the
- *   PE). The count restarts when the freeze comes more than FreezeWindowSec
- *   after the identity's previous freeze (a quiet window): with
- *   last = the previous freeze, d = now - last,
+ * Freeze accounting (per card and per PE, as EEH keeps it):
+ *   A freeze counts against the card the event names -- every function of
+ *   the named device's physical device (same domain:bus:slot), one card
+ *   -- or, when it names none, the PE's head or a device not in the PE,
+ *   against every device of the PE; and once against the PE itself
+ *   (pe->history, EEH's pe->freeze_count). The count restarts when the
+ *   freeze comes more than FreezeWindowSec after the FIRST freeze of the
+ *   window, as eeh_pe_update_time_stamp() (arch/powerpc/kernel/eeh_pe.c)
+ *   keeps it: with first = the window's first freeze, d = now - first,
  *       d <= window  -> inside: count + 1
- *       d >  window  -> quiet window over: count = 1
- *   (so a freeze exactly 3600 s after the previous one still counts, like
- *   the kernel's eeh_pe_update_time_stamp "> 3600"; unlike it, the window
- *   is measured from the latest freeze, not the first, so a card freezing
- *   every 59 minutes is eventually disabled). A clock that went backwards
- *   (now < last) counts as inside. A count above MaxFreezes disables the
- *   identity: with the default 5, the 5th freeze is still recovered and
- *   the 6th disables ("please try reseating or replacing it").
+ *       d >  window  -> a new window: count = 1, first = now
+ *   A clock that went backwards (now < first) counts as inside. A count
+ *   above MaxFreezes (the named device's, else the PE address's) --
+ *   the card's or the PE's -- disables the PE and marks the card to blame
+ *   (the named card; every card when none is named): with the default 5,
+ *   the 5th freeze is still recovered and the 6th disables ("please try
+ *   reseating or replacing it"). The message names the card with all its
+ *   functions.
  *
  * Recovery (design §2, drivers/pci/pcie/err.c). Devices of the PE are
  * "aware" when a driver is bound that has both error_detected and
@@ -57,7 +60,9 @@
  *   DONE(failed) when the shim reports it done.
  *
  * A freeze of a PE that is already recovering is counted and folded in
- * (escalation), never started again in parallel: at the next decision the
+ * (escalation), never started again in parallel (in phase KERNEL the
+ * shim's freezes count once for the kernel's recovery, none when the
+ * kernel's own freeze was counted): at the next decision the
  * recovery goes (on) to a reset; a freeze seen after a reset or resume makes
  * the next reset one hammer bigger (or the biggest again); after a RESCAN it
  * starts the recovery over. A count over the limit during a recovery
@@ -67,16 +72,18 @@
  * A step that does not complete within StepTimeoutSec makes the PE STUCK
  * (reported once); its late completion resumes the recovery. (The daemon
  * asks the kernel then: an operation the shim no longer runs comes back
- * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) A timeout in phase
- * KERNEL (the kernel's AER never said how it ended) is taken as
- * FAILED: the full hotplug fallback.
+ * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) Phase KERNEL has
+ * its own bound, KernelTimeoutSec (see "Kernel-native AER/DPC" below).
  *
  * First decisions on a freeze of an idle PE, in this order: perm_failure on
  * an empty slot (or a PE without devices) -> NOTHING(false alarm), not
  * counted; count the freeze; Recover=no -> NOTHING(recover-off), nothing
  * else (no disable either); an identity disabled earlier -> DISABLE; count
  * above the limit -> DISABLE; perm_failure with time_unavail <= 0 or above
- * MaxWaitSec -> DISABLE, else WAIT time_unavail and recover.
+ * MaxWaitSec -> DISABLE, else the drivers are told first (REPORT
+ * error_detected, as EEH reports before eeh_wait_state()), then WAIT
+ * time_unavail, then the recovery goes on from their answer (a PE of
+ * unaware devices only: WAIT, then the full hotplug).
  *
  * Freeze kinds (ev->freeze_kind, FREEZE only):
  *   DETECTED  a new detection: everything above (the default, 0).
@@ -103,11 +110,25 @@
  *   resync of a recovering PE is not a new freeze, and the daemon refuses
  *   a Reset of a busy PE before asking.
  *
- * Kernel-native AER (uevents): BEGIN counts a freeze of the named device
- * and the PE waits in phase KERNEL; SUCCESSFUL -> DONE(recovered) (or
- * DISABLE when the count passed the limit, or pcierr's own recovery when
- * the shim froze the PE meanwhile); FAILED -> pcierr's fallback, the full
- * hotplug sequence. SUCCESSFUL/FAILED without a BEGIN count once.
+ * Kernel-native AER/DPC (uevents, drivers/pci/pcie/err.c): err.c sends
+ * BEGIN per device from report_error_detected (for the votes NONE,
+ * CAN_RECOVER, NEED_RESET; a DISCONNECT vote sends FAILED), then either
+ * SUCCESSFUL per device from report_resume, or FAILED per device from
+ * report_perm_failure_detected. The first of these on an idle PE starts
+ * phase KERNEL: one kernel recovery of the PE, however many functions it
+ * names. ev->aer_frozen (the caller reads it from the kernel, see
+ * docs/pcierrd.conf.md) says whether the channel was frozen (a fatal
+ * error, DPC, a surprise down): only then is one freeze counted, for the
+ * recovery, against the card named first; a non-fatal recovery
+ * (pci_channel_io_normal) counts nothing and never disables. The phase
+ * ends when every device of the PE but its head last sent the same end:
+ * all SUCCESSFUL -> DONE(recovered) (or DISABLE when the count passed the
+ * limit, or pcierr's own recovery when the shim froze the PE meanwhile);
+ * all FAILED -> pcierr's fallback, the full hotplug sequence. The
+ * phase's bound is KernelTimeoutSec (not StepTimeoutSec); at its end the
+ * caller passes the devices' channel states as the kernel has them now
+ * (pcierr_policy_device.state): all normal -> DONE(recovered) (the
+ * uevents were lost), else the fallback.
  *
  * Method (issue 25): a device whose settings say Method=hotplug (an
  * administrator's, or the shipped list of drivers whose callbacks are known
@@ -182,6 +203,9 @@ struct pcierr_policy_device {
 	uint32_t handlers;		/* 1 << enum pcierr_handler */
 	const char *driver;		/* bound driver's name; NULL: unknown */
 	struct pcierr_freeze_record history;	/* of this identity */
+	/* the channel state the kernel reports (TIMEOUT in phase KERNEL);
+	 * UNSPEC: not known */
+	enum pcierr_channel_state state;
 };
 
 struct pcierr_policy_pe {
@@ -189,6 +213,9 @@ struct pcierr_policy_pe {
 	uint32_t reset_types;		/* 1 << enum pcierr_reset_type */
 	const struct pcierr_policy_device *devices;
 	size_t n_devices;		/* at most PCIERR_POLICY_MAX_DEVICES */
+	/* the PE's own freezes (EEH's pe->freeze_count): kept by the
+	 * caller from PE_FREEZE_RECORDED effects */
+	struct pcierr_freeze_record history;
 };
 
 enum pcierr_policy_event_type {
@@ -246,6 +273,7 @@ struct pcierr_policy_event {
 
 	/* AER */
 	enum pcierr_policy_aer aer;
+	bool aer_frozen;	/* the channel was frozen: a fatal error, DPC */
 
 	/* OP_DONE */
 	enum pcierr_cmd op;		/* REPORT, ENABLE_IO, RESET, ... */
@@ -308,6 +336,7 @@ enum pcierr_policy_reason {
 enum pcierr_policy_effect_type {
 	PCIERR_EFFECT_FREEZE_RECORDED,	/* persist record for the device */
 	PCIERR_EFFECT_IDENTITY_DISABLED, /* persist: disabled, reason */
+	PCIERR_EFFECT_PE_FREEZE_RECORDED, /* the PE's record (device: 0) */
 };
 
 struct pcierr_policy_effect {
@@ -317,7 +346,7 @@ struct pcierr_policy_effect {
 	enum pcierr_policy_reason reason;	/* IDENTITY_DISABLED */
 };
 
-#define PCIERR_POLICY_MAX_EFFECTS	(2 * PCIERR_POLICY_MAX_DEVICES)
+#define PCIERR_POLICY_MAX_EFFECTS	(2 * PCIERR_POLICY_MAX_DEVICES + 1)
 
 struct pcierr_policy_output {
 	enum pcierr_policy_action action;
@@ -375,6 +404,17 @@ struct pcierr_recovery {
 	enum pcierr_reset_type requested_reset;	/* ... and the first one is
 						 * this; UNSPEC: the smallest */
 	unsigned int freezes;		/* freezes counted in this recovery */
+	/* phase KERNEL: the channel was frozen; the devices (indices) whose
+	 * last end err.c sent was SUCCESSFUL, and those whose was FAILED */
+	bool kernel_frozen;
+	/* a perm_failure's time_unavail, waited out once the drivers have
+	 * heard error_detected (U5, as EEH: eeh_wait_state() after the
+	 * report); 0: none. detected: their merged answer, kept for after */
+	pcierr_usec_t wait_after_detect;
+	bool waited_after_detect;
+	enum pcierr_result detected;
+	uint64_t kernel_ended[PCIERR_POLICY_MAX_DEVICES / 64];
+	uint64_t kernel_failed[PCIERR_POLICY_MAX_DEVICES / 64];
 	pcierr_usec_t started_usec;
 	pcierr_usec_t started_mono;	/* ev->mono then; 0: none */
 	char message[256];		/* words for pending_disable */

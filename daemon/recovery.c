@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "hold.h"
+#include "aer-stats.h"
 #include "log.h"
 #include "recovery.h"
 #include "state-writer.h"
@@ -49,6 +50,12 @@
 /* inputs a single input may lead to at once (a command failing at once,
  * a wait already over): more would be a loop */
 #define FOLLOW_UPS_MAX	32
+
+/* U2: a command refused for a reason about the command, not the hardware,
+ * is sent again after the PE is read again: at most this often, after
+ * 100 ms, 200 ms, 400 ms, 800 ms */
+#define RETRY_MAX		4
+#define RETRY_BASE_USEC		(100 * PCIERR_USEC_PER_MSEC)
 
 #define ADVICE	"please try reseating or replacing the card, then run: pcierrctl enable "
 
@@ -219,6 +226,20 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 		report_step(s, step, result, took);
 		history(s, NULL, PCIERR_HISTORY_STEP, step, result, "", took, 0, "", NULL);
 	}
+	if (s->recovery.policy.phase == PCIERR_PHASE_KERNEL) {
+		/* U3: KernelTimeoutSec is over; the devices' channel states as
+		 * the kernel has them now decide, never the model's */
+		struct manager *m = s->manager;
+		char addr[PCIERR_ADDR_MAX];
+
+		snprintf(addr, sizeof(addr), "%s", s->addr);
+		log_warning("Slot %s: the kernel's recovery sent no end within %u s; asking the kernel.",
+			    s->addr, m->config.defaults.kernel_timeout_sec);
+		(void)manager_refresh_slot(m, s);
+		s = manager_find_slot(m, addr);
+		if (!s)
+			return 0;
+	}
 	feed(s, &ev);
 	return 0;
 }
@@ -265,15 +286,43 @@ struct pending {
 	struct pending_write w[PCIERR_POLICY_MAX_EFFECTS];
 };
 
+static void hold_disable(struct slot *s, const struct device *d, enum pcierr_policy_reason reason,
+			 pcierr_usec_t now, const char *why)
+{
+	struct held_disable *h;
+
+	for (size_t i = 0; i < s->recovery.n_held; i++)
+		if (strcmp(s->recovery.held[i].key, d->key) == 0)
+			return;
+	h = realloc(s->recovery.held, (s->recovery.n_held + 1) * sizeof(*h));
+	if (!h) {
+		log_error("Slot %s: out of memory; the disabling of %s is not recorded.", s->addr,
+			  d->addr);
+		return;
+	}
+	s->recovery.held = h;
+	h = &h[s->recovery.n_held++];
+	*h = (struct held_disable) { .reason = reason, .now = now };
+	snprintf(h->key, sizeof(h->key), "%s", d->key);
+	snprintf(h->addr, sizeof(h->addr), "%s", d->addr);
+	snprintf(h->why, sizeof(h->why), "%s", why);
+}
+
 static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
 			  const struct pcierr_policy_output *out, struct pending *p)
 {
+	bool counted = false;
+
 	p->n = 0;
 	for (size_t i = 0; i < out->n_effects; i++) {
 		const struct pcierr_policy_effect *e = &out->effects[i];
 		struct pending_write *w = &p->w[p->n];
 		struct device *d;
 
+		if (e->type == PCIERR_EFFECT_PE_FREEZE_RECORDED) {
+			s->pe_history = e->record;
+			continue;
+		}
 		if (e->device >= s->n_devices)
 			continue;
 		d = s->devices[e->device];
@@ -292,6 +341,7 @@ static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
 			d->history = w->rec;
 			d->history.disabled = disabled || w->rec.disabled;
 			d->last_error_usec = ev->now;
+			counted = true;
 			break;
 		}
 		case PCIERR_EFFECT_IDENTITY_DISABLED: {
@@ -301,6 +351,10 @@ static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
 			char *dup = strdup(why);
 
 			snprintf(w->why, sizeof(w->why), "%s", why);
+			/* written at once (a pcierrd killed during the DISABLE
+			 * keeps it), taken back if the DISABLE fails (U2) */
+			if (!d->history.disabled)
+				hold_disable(s, d, e->reason, ev->now, why);
 			d->history.disabled = true;
 			if (dup) {
 				free(d->disabled_reason);
@@ -308,9 +362,78 @@ static void apply_effects(struct slot *s, const struct pcierr_policy_event *ev,
 			}
 			break;
 		}
+		default:
+			continue;
 		}
 		p->n++;
 	}
+	if (!counted)
+		return;
+	/*
+	 * U5: the PE's freeze is counted: every device of the PE records its
+	 * error generation as counted, so that a resync after a restart finds
+	 * none of them uncounted (the shim bumps only the detecting device's)
+	 */
+	for (size_t i = 0; i < s->n_devices && p->n < ELEMENTSOF(p->w); i++) {
+		struct device *d = s->devices[i];
+		bool has = false;
+
+		for (size_t j = 0; j < p->n; j++)
+			if (p->w[j].type == PCIERR_EFFECT_FREEZE_RECORDED &&
+			    strcmp(p->w[j].addr, d->addr) == 0)
+				has = true;
+		if (has || (d->history.error_gen == d->error_gen &&
+			    d->history.load_id == s->manager->shim_load_id))
+			continue;
+		d->history.error_gen = d->error_gen;
+		d->history.load_id = s->manager->shim_load_id;
+		p->w[p->n++] = (struct pending_write) {
+			.type = PCIERR_EFFECT_FREEZE_RECORDED, .rec = d->history, .now = ev->now,
+		};
+		snprintf(p->w[p->n - 1].key, sizeof(p->w[0].key), "%s", d->key);
+		snprintf(p->w[p->n - 1].addr, sizeof(p->w[0].addr), "%s", d->addr);
+	}
+}
+
+/*
+ * U2: the DISABLE failed: the identities this recovery marked disabled
+ * are not (the card is still there, frozen, not kept away); their marks
+ * are taken back
+ */
+static void undo_held(struct slot *s)
+{
+	struct manager *m = s->manager;
+
+	for (size_t i = 0; i < s->recovery.n_held; i++) {
+		const struct held_disable *h = &s->recovery.held[i];
+		struct device *d = manager_find_device(m, h->addr);
+		int r = 0;
+
+		if (d && strcmp(d->key, h->key) == 0) {
+			char *none = strdup("");
+
+			d->history.disabled = false;
+			if (none) {
+				free(d->disabled_reason);
+				d->disabled_reason = none;
+			}
+			observe_device_changed(d);
+		}
+		if (m->writer)
+			r = state_writer_enable(m->writer, h->key);
+		if (r < 0)
+			log_error_errno(r, "Failed to take back the disabling of %s: %m", h->addr);
+		history(s, h->addr, PCIERR_HISTORY_DISABLE, "", "not disabled", "", 0, 0,
+			"the DISABLE failed: not disabled", NULL);
+	}
+	s->recovery.n_held = 0;
+}
+
+static void drop_held(struct slot *s)
+{
+	free(s->recovery.held);
+	s->recovery.held = NULL;
+	s->recovery.n_held = 0;
 }
 
 static void commit_effects(struct slot *s, const struct pending *p)
@@ -338,6 +461,8 @@ static void commit_effects(struct slot *s, const struct pending *p)
 			history(s, w->addr, PCIERR_HISTORY_DISABLE, "", "disabled", "", 0, 0,
 				w->why, NULL);
 			break;
+		default:
+			break;
 		}
 		d = manager_find_device(m, w->addr);
 		if (d)
@@ -347,6 +472,40 @@ static void commit_effects(struct slot *s, const struct pending *p)
 
 /* ---------------------------------------------------------------------- */
 /* Actions */
+
+static void abandon(struct slot *s);
+static void schedule_retry(struct slot *s);
+static bool slot_empty(const struct slot *s, const char *dev);
+
+/*
+ * U1, U2: errors sorted from verdicts. ESTALE (the PE changed: read it
+ * again), EBUSY (an operation of the PE runs: ours, an armed RECOVER),
+ * ENOMEM and EAGAIN say nothing about the hardware: the command is sent
+ * again, bounded. A DISABLE is retried whatever failed. ENOTCONN: the shim
+ * went away, as recovery_kernel_gone().
+ */
+static bool retryable(enum pcierr_cmd op, int error)
+{
+	if (op == PCIERR_CMD_DISABLE)
+		return error != -ENOTCONN;
+	return error == -ESTALE || error == -EBUSY || error == -ENOMEM || error == -EAGAIN;
+}
+
+/* true when the error was taken care of (a retry, the shim gone) */
+static bool sort_error(struct slot *s, enum pcierr_cmd op, int error)
+{
+	if (error == -ENOTCONN && s->manager->kernel) {
+		abandon(s);
+		return true;
+	}
+	if (op != s->recovery.retry_op || !retryable(op, error) ||
+	    s->recovery.retries >= RETRY_MAX)
+		return false;
+	log_notice("Slot %s: %s refused (%s); reading the PE again, retry %u of %u.", s->addr,
+		   pcierr_op_to_string(op), strerror(-error), s->recovery.retries + 1, RETRY_MAX);
+	schedule_retry(s);
+	return true;
+}
 
 static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step step,
 			  int error, struct follow_up *next)
@@ -360,6 +519,10 @@ static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step s
 	else
 		log_warning_errno(error, "Slot %s: %s failed: %m", s->addr,
 				  pcierr_op_to_string(op));
+	if (sort_error(s, op, error))
+		return;
+	if (op == PCIERR_CMD_DISABLE)
+		s->recovery.disable_failed = true;
 	next->pending = true;
 	next->ev = (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_OP_DONE,
@@ -494,6 +657,9 @@ static void emit_started(struct slot *s)
 /* the card to name when disabling: one whose identity is disabled */
 static const char *first_disabled_device(const struct slot *s)
 {
+	for (size_t i = 0; i < s->recovery.n_held; i++)
+		if (strcmp(s->recovery.held[i].addr, s->addr) != 0)
+			return s->recovery.held[i].addr;
 	for (size_t i = 0; i < s->n_devices; i++)
 		if (s->devices[i]->history.disabled && !is_head(s, s->devices[i]))
 			return s->devices[i]->addr;
@@ -511,11 +677,20 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 			out->reason != PCIERR_REASON_OP_FAILED &&
 			out->reason != PCIERR_REASON_NOT_VERIFIED &&
 			out->reason != PCIERR_REASON_METHOD;
+	/* U6: a card disabled before and found again (each boot) is kept
+	 * disabled: no new CRIT, signal or count */
+	bool again = out->reason == PCIERR_REASON_IDENTITY_DISABLED;
 	const char *why = out->message[0] ? out->message :
 			  pcierr_policy_reason_to_string(out->reason);
 	char duration[32];
 
 	disarm(s);
+	s->recovery.retry_timer = sd_event_source_disable_unref(s->recovery.retry_timer);
+	s->recovery.retries = 0;
+	if (s->recovery.disable_failed)
+		undo_held(s);
+	drop_held(s);
+	s->recovery.disable_failed = false;
 	s->recovery.waiting_udev = false;
 	/* whatever started this recovery, an admin's Reset pending is over
 	 * with it (review M3) */
@@ -567,7 +742,9 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 		.duration_usec = out->duration_usec,
 	});
 
-	if (disabled) {
+	if (disabled && again) {
+		log_notice("Slot %s kept disabled: %s", s->addr, why ? why : "");
+	} else if (disabled) {
 		char reason[512];
 		const char *dev = s->recovery.disabled_device;
 
@@ -643,6 +820,8 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 	}
 	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->recovery.policy.mode != PCIERR_MODE_CALLBACKS ||
 	    s->recovery.policy.escalate || s->recovery.policy.reset_requested || type == PCIERR_RESET_UNSPEC ||
+	    /* a wait between error_detected and the rest (U5) */
+	    s->recovery.policy.wait_after_detect ||
 	    (out->state != PCIERR_STATE_FROZEN && out->state != PCIERR_STATE_NORMAL) ||
 	    !m->kops->recover)
 		return false;
@@ -703,6 +882,29 @@ static void verify_poll(struct slot *s, struct follow_up *next)
 	next->ev.missing = verify_slot_missing(s->recovery.verify);
 }
 
+static const enum pcierr_cmd action_cmd[__PCIERR_ACTION_MAX] = {
+	[PCIERR_ACTION_REPORT] = PCIERR_CMD_REPORT,
+	[PCIERR_ACTION_ENABLE_IO] = PCIERR_CMD_ENABLE_IO,
+	[PCIERR_ACTION_RESET] = PCIERR_CMD_RESET,
+	[PCIERR_ACTION_REMOVE] = PCIERR_CMD_REMOVE,
+	[PCIERR_ACTION_RESCAN] = PCIERR_CMD_RESCAN,
+	[PCIERR_ACTION_DISABLE] = PCIERR_CMD_DISABLE,
+};
+
+/* what a retry sends again: the decision as it was taken */
+static void remember_command(struct slot *s, const struct pcierr_policy_output *out)
+{
+	struct slot_recovery *r = &s->recovery;
+
+	r->retries = 0;
+	r->retry_op = action_cmd[out->action];
+	r->retry_step = out->step;
+	r->retry_state = out->state;
+	r->retry_reset = out->reset_type;
+	r->retry_all = out->all_devices;
+	r->retry_timeout = out->timeout_usec;
+}
+
 static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 		      struct follow_up *next)
 {
@@ -711,6 +913,9 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 	const struct kernel_ops *ko = m->kops;
 	uint64_t op_id = 0;
 	int r;
+
+	if ((unsigned int)out->action < ELEMENTSOF(action_cmd) && action_cmd[out->action])
+		remember_command(s, out);
 
 	switch (out->action) {
 	case PCIERR_ACTION_NOTHING:
@@ -761,8 +966,10 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			log_info("Slot %s: %s.", s->addr, out->message);
 		}
 		if (out->reason == PCIERR_REASON_NO_RESET && s->recovery.policy.phase != PCIERR_PHASE_IDLE) {
-			/* issue 8 point 6: the path, in the journal */
-			m->counters.hotplug_fallbacks++;
+			/* issue 8 point 6: the path, in the journal; counted
+			 * once (U6): a partial hotplug counted at its start */
+			if (!s->recovery.mode || strcmp(s->recovery.mode, "callbacks") == 0)
+				m->counters.hotplug_fallbacks++;
 			log_struct(LOG_NOTICE, PCIERR_MESSAGE_HOTPLUG_FALLBACK, s->addr, NULL, NULL,
 				   "Slot %s: %s.", s->addr, out->message);
 		}
@@ -823,6 +1030,115 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 	}
 }
 
+/* The command of the decision under way, sent again to the PE as read
+ * just now (its id may have changed: ESTALE) */
+static void reissue(struct slot *s)
+{
+	struct manager *m = s->manager;
+	struct pcierr_ctx *k = m->kernel;
+	const struct kernel_ops *ko = m->kops;
+	struct slot_recovery *rr = &s->recovery;
+	struct follow_up next = {};
+	uint64_t op_id = 0;
+	int r;
+
+	switch (rr->retry_op) {
+	case PCIERR_CMD_REPORT:
+		r = ko->report(k, s->addr, s->pe_id, rr->retry_step, rr->retry_state, &op_id);
+		break;
+	case PCIERR_CMD_ENABLE_IO:
+		r = ko->enable_io(k, s->addr, s->pe_id, &op_id);
+		break;
+	case PCIERR_CMD_RESET:
+		r = ko->reset(k, s->addr, s->pe_id, rr->retry_reset, &op_id);
+		break;
+	case PCIERR_CMD_REMOVE:
+		r = rr->retry_all || rr->n_remove_queue == 0 ?
+		    ko->remove(k, s->addr, s->pe_id, &op_id) : issue_remove_next(s, &op_id);
+		break;
+	case PCIERR_CMD_RESCAN:
+		r = ko->rescan(k, s->addr, s->pe_id, &op_id);
+		break;
+	case PCIERR_CMD_DISABLE:
+		r = ko->disable(k, s->addr, s->pe_id, &op_id);
+		break;
+	default:
+		return;
+	}
+	if (r < 0) {
+		op_failed_now(s, rr->retry_op, rr->retry_step, r, &next);
+		if (next.pending)
+			feed(s, &next.ev);
+		return;
+	}
+	started_step(s, rr->retry_op, rr->retry_op == PCIERR_CMD_REPORT ? rr->retry_step :
+		     PCIERR_STEP_UNSPEC, op_id, rr->retry_timeout);
+}
+
+static int on_retry(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	struct slot *s = userdata;
+	struct manager *m = s->manager;
+	char addr[PCIERR_ADDR_MAX];
+
+	s->recovery.retry_timer = sd_event_source_unref(s->recovery.retry_timer);
+	snprintf(addr, sizeof(addr), "%s", s->addr);
+	/* read the PE again: its id, its devices, an operation that ran */
+	(void)manager_refresh_slot(m, s);
+	s = manager_find_slot(m, addr);
+	if (!s || s->recovery.policy.phase == PCIERR_PHASE_IDLE || s->recovery.op_id != 0)
+		return 0;
+	if (slot_empty(s, NULL)) {
+		/* the card went away: the command's end, as the shim says it */
+		struct pcierr_policy_event ev = {
+			.type = PCIERR_POLICY_EV_OP_DONE,
+			.now = now_realtime_usec(),
+			.mono = now_boottime_usec(),
+			.op = s->recovery.retry_op,
+			.step = s->recovery.retry_step,
+			.error = -ENODEV,
+		};
+
+		feed(s, &ev);
+		return 0;
+	}
+	reissue(s);
+	return 0;
+}
+
+static void schedule_retry(struct slot *s)
+{
+	pcierr_usec_t delay = RETRY_BASE_USEC << s->recovery.retries;
+	int r;
+
+	s->recovery.retries++;
+	s->recovery.retry_timer = sd_event_source_disable_unref(s->recovery.retry_timer);
+	r = sd_event_add_time_relative(s->manager->event, &s->recovery.retry_timer, CLOCK_BOOTTIME,
+				       delay, 0, on_retry, s);
+	if (r < 0)
+		log_error_errno(r, "Slot %s: failed to arm a retry timer: %m", s->addr);
+}
+
+/* The shim is gone for this slot's recovery (ENOTCONN): as when it goes
+ * away, the recovery resumes from a resync when it is back */
+static void abandon(struct slot *s)
+{
+	log_warning("Slot %s: the kernel shim went away during the recovery; "
+		    "it resumes when the shim is back.", s->addr);
+	disarm(s);
+	s->recovery.retry_timer = sd_event_source_disable_unref(s->recovery.retry_timer);
+	s->recovery.retries = 0;
+	drop_held(s);
+	s->recovery.disable_failed = false;
+	s->recovery.policy = PCIERR_RECOVERY_INIT;
+	s->recovery.op_id = 0;
+	s->recovery.outside_policy = false;
+	s->recovery.waiting_udev = false;
+	s->recovery.n_remove_queue = 0;
+	s->recovery.n_udev_pending = 0;
+	observe_slot_changed(s);
+}
+
 static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 		    struct pcierr_policy_device **ret)
 {
@@ -849,11 +1165,13 @@ static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 		devs[i].handlers = d->handlers;
 		devs[i].driver = d->driver;
 		devs[i].history = d->history;
+		devs[i].state = d->state;
 	}
 	*pe = (struct pcierr_policy_pe) {
 		.reset_types = s->reset_types,
 		.devices = devs,
 		.n_devices = n,
+		.history = s->pe_history,
 	};
 	snprintf(pe->addr, sizeof(pe->addr), "%s", s->addr);
 	*ret = devs;
@@ -1392,6 +1710,14 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 		return;
 	}
 
+	if (d->error && !lost && s->recovery.n_remove_queue == 0 &&
+	    sort_error(s, d->op, -(int)d->error)) {
+		op_done_fanout(s, &news);
+		return;
+	}
+	if (d->error && d->op == PCIERR_CMD_DISABLE)
+		s->recovery.disable_failed = true;
+
 	if (s->recovery.n_remove_queue > 0) {
 		uint64_t op_id;
 		int r;
@@ -1403,9 +1729,9 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 		if (--s->recovery.n_remove_queue > 0) {
 			r = issue_remove_next(s, &op_id);
 			if (r == 0) {
-				started(s, PCIERR_CMD_REMOVE, op_id,
-					(pcierr_usec_t)m->config.defaults.step_timeout_sec *
-					PCIERR_USEC_PER_SEC);
+				/* U6: the PE's own StepTimeoutSec, as the
+				 * policy gave it for the first */
+				started(s, PCIERR_CMD_REMOVE, op_id, s->recovery.retry_timeout);
 				return;
 			}
 			if (!s->recovery.remove_error)
@@ -1829,6 +2155,7 @@ struct aer_news {
 	const struct pcierr_uevent *u;
 	bool whole;
 	bool first;		/* BEGIN, or news of an idle slot */
+	bool frozen;		/* the channel was frozen */
 };
 
 static const char *const aer_names[] = {
@@ -1843,13 +2170,15 @@ static void aer_fanout(struct slot *s, void *userdata)
 	const struct pcierr_uevent *u = n->u;
 	char message[128];
 
-	snprintf(message, sizeof(message), "kernel AER recovery %s", aer_names[u->aer]);
+	snprintf(message, sizeof(message), "kernel AER recovery %s (%s)", aer_names[u->aer],
+		 n->frozen ? "fatal: frozen, counted" : "non-fatal: not counted");
 	if (n->first) {
 		log_struct(LOG_WARNING, PCIERR_MESSAGE_ERROR_DETECTED, s->addr, u->addr, NULL,
-			   "PCI error on %s (slot %s): the kernel's AER recovery %s.", u->addr,
+			   "PCI error on %s (slot %s): the kernel's AER recovery %s (%s).", u->addr,
 			   s->addr, u->aer == PCIERR_POLICY_AER_BEGIN ? "began" :
-			   u->aer == PCIERR_POLICY_AER_SUCCESSFUL ? "succeeded" : "failed");
-		report_error(s, n->whole ? "" : u->addr, "frozen", 0, "aer");
+			   u->aer == PCIERR_POLICY_AER_SUCCESSFUL ? "succeeded" : "failed",
+			   n->frozen ? "fatal" : "non-fatal");
+		report_error(s, n->whole ? "" : u->addr, n->frozen ? "frozen" : "normal", 0, "aer");
 		history(s, n->whole ? NULL : u->addr, PCIERR_HISTORY_EVENT, "aer", aer_names[u->aer],
 			"", 0, 0, message, NULL);
 	} else {
@@ -1857,6 +2186,75 @@ static void aer_fanout(struct slot *s, void *userdata)
 		history(s, n->whole ? NULL : u->addr, PCIERR_HISTORY_STEP, "aer", aer_names[u->aer],
 			"", 0, 0, message, NULL);
 	}
+}
+
+enum aer_severity {
+	AER_SEV_UNKNOWN,	/* no counter moved: DPC, EDR, no AER stats */
+	AER_SEV_NONFATAL,
+	AER_SEV_FATAL,
+};
+
+/*
+ * What the kernel's AER counters of the slot's devices say since they
+ * were last read (aer-stats.h); the non-fatal errors are recorded on the
+ * devices that reported them. baseline: only take the values in.
+ */
+static enum aer_severity aer_read_severity(struct slot *s, bool baseline, const char *named)
+{
+	const bool was_baseline = baseline;
+	struct manager *m = s->manager;
+	bool fatal = false, nonfatal = false, recorded = false;
+
+	for (size_t i = 0; i < s->n_devices; i++) {
+		struct device *d = s->devices[i];
+		struct aer_stats st;
+		bool known = d->aer_known;
+
+		if (baseline && known)
+			continue;
+		aer_stats_read(m->sysfs_pci, d->addr, &st);
+		d->aer_known = true;
+		if (!st.present)
+			continue;
+		/* never read before: its counts are from before pcierrd */
+		if (!known)
+			baseline = true;
+		if (!baseline && (st.fatal > d->aer_fatal_seen || st.rp_fatal > d->aer_rp_fatal_seen))
+			fatal = true;
+		if (!baseline && st.rp_nonfatal > d->aer_rp_nonfatal_seen)
+			nonfatal = true;
+		if (!baseline && st.nonfatal > d->aer_nonfatal_seen) {
+			nonfatal = true;
+			recorded = true;
+			d->nonfatal_errors += st.nonfatal - d->aer_nonfatal_seen;
+			observe_device_changed(d);
+		}
+		d->aer_fatal_seen = st.fatal;
+		d->aer_nonfatal_seen = st.nonfatal;
+		d->aer_rp_fatal_seen = st.rp_fatal;
+		d->aer_rp_nonfatal_seen = st.rp_nonfatal;
+		baseline = was_baseline;
+	}
+	if (fatal)
+		return AER_SEV_FATAL;
+	if (!nonfatal)
+		return AER_SEV_UNKNOWN;
+	m->counters.nonfatal_errors++;
+	if (!recorded && named) {
+		/* a device without AER statistics: its root port counted it */
+		struct device *d = manager_find_device(m, named);
+
+		if (d) {
+			d->nonfatal_errors++;
+			observe_device_changed(d);
+		}
+	}
+	return AER_SEV_NONFATAL;
+}
+
+void recovery_aer_baseline(struct slot *s)
+{
+	(void)aer_read_severity(s, true, NULL);
 }
 
 void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
@@ -1869,6 +2267,8 @@ void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
 		.aer = u->aer,
 	};
 	struct aer_news news = { .u = u };
+	enum aer_severity sev;
+	bool idle;
 
 	if (!s) {
 		log_debug("AER recovery event for %s outside any slot; ignored.", u->addr);
@@ -1877,9 +2277,20 @@ void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u)
 	if (s->state == PCIERR_PE_STATE_DISABLED)
 		return;
 
+	/*
+	 * U3: frozen or not, from the kernel's counters (docs/pcierrd.conf.md):
+	 * the first news of a recovery with no counter moved is frozen (DPC
+	 * and EDR recover frozen channels only); a later function of the same
+	 * recovery makes it frozen only when a fatal counter moved
+	 */
+	idle = s->recovery.policy.phase == PCIERR_PHASE_IDLE;
+	sev = aer_read_severity(s, false, u->addr);
+	ev.aer_frozen = idle ? sev != AER_SEV_NONFATAL : sev == AER_SEV_FATAL;
+	news.frozen = idle ? ev.aer_frozen : s->recovery.policy.kernel_frozen || ev.aer_frozen;
+
 	/* the kernel names the bridge it recovered below: the whole slot */
 	news.whole = strcmp(u->addr, s->addr) == 0;
-	news.first = u->aer == PCIERR_POLICY_AER_BEGIN || s->recovery.policy.phase == PCIERR_PHASE_IDLE;
+	news.first = idle;
 	ev.device = news.whole ? NULL : u->addr;
 	feed_then(s, &ev, aer_fanout, &news);
 	s = manager_find_slot_for(m, u->addr);
@@ -2177,16 +2588,7 @@ void recovery_kernel_gone(struct manager *m)
 		s->recovery.auto_op_id = 0;
 		if (!slot_recovery_busy(&s->recovery))
 			continue;
-		log_warning("Slot %s: the kernel shim went away during the recovery; "
-			    "it resumes when the shim is back.", s->addr);
-		disarm(s);
-		s->recovery.policy = PCIERR_RECOVERY_INIT;
-		s->recovery.op_id = 0;
-		s->recovery.outside_policy = false;
-		s->recovery.waiting_udev = false;
-		s->recovery.n_remove_queue = 0;
-		s->recovery.n_udev_pending = 0;
-		observe_slot_changed(s);
+		abandon(s);
 	}
 }
 
@@ -2340,6 +2742,8 @@ static int enable_slot(struct slot *s, char *msg, size_t msg_size)
 static void recovery_slot_done(struct slot *s)
 {
 	disarm(s);
+	s->recovery.retry_timer = sd_event_source_disable_unref(s->recovery.retry_timer);
+	drop_held(s);
 	clear_queues(s);
 	verify_slot_free(&s->recovery.verify);
 }
@@ -2401,6 +2805,8 @@ static void on_slot_synced(struct slot *s, enum slot_sync how)
 	if (!slot_recovery_busy(&s->recovery) && s->state == PCIERR_PE_STATE_NORMAL &&
 	    !slot_unhealthy(s))
 		verify_slot_remember(s, &s->recovery.verify);
+	/* the kernel's AER counts of new devices, before any error of theirs */
+	recovery_aer_baseline(s);
 
 	switch (how) {
 	case SLOT_SYNC_RESYNC:
@@ -2418,8 +2824,12 @@ static void on_slot_synced(struct slot *s, enum slot_sync how)
 		recovery_update_arm(s);	/* a new PE id re-arms */
 		break;
 	case SLOT_SYNC_DEVICE:
+		/* U1: a bind, unbind, add or remove changes what the next
+		 * freeze calls for: the arm follows before it can be used */
 		if (!slot_recovery_busy(&s->recovery) && slot_unhealthy(s))
 			recovery_resync_slot(s);
+		else
+			recovery_update_arm(s);
 		break;
 	}
 }

@@ -21,6 +21,8 @@ void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d);
 void recovery_on_recover_done(struct manager *m, const struct pcierr_recover_done *rd);
 /* A kernel-native AER ERROR_EVENT uevent */
 void recovery_on_aer(struct manager *m, const struct pcierr_uevent *u);
+/* take in the kernel's AER counters of the slot's devices not read yet */
+void recovery_aer_baseline(struct slot *s);
 /* udev processed the removal of a device (for WAIT_UDEV) */
 void recovery_on_device_removed(struct manager *m, const char *addr);
 

@@ -18,6 +18,7 @@
 #include <pcierr/pcierr.h>
 
 #include "policy.h"
+#include "state.h"
 
 struct slot_recovery {
 	struct pcierr_recovery policy;	/* policy.c's value */
@@ -68,6 +69,33 @@ struct slot_recovery {
 	/* the devices' function while healthy, and the check after a
 	 * recovery (verify-slot.h, issue 25) */
 	struct verify_slot *verify;
+	/*
+	 * Errors sorted from verdicts (U1, U2): a command refused for a
+	 * reason that says nothing about the hardware (ESTALE, EBUSY,
+	 * ENOMEM; any error of a DISABLE) is sent again after the PE is
+	 * read again, at most RETRY_MAX times with a growing backoff
+	 */
+	unsigned int retries;
+	sd_event_source *retry_timer;
+	enum pcierr_cmd retry_op;
+	enum pcierr_step retry_step;
+	enum pcierr_channel_state retry_state;
+	enum pcierr_reset_type retry_reset;
+	bool retry_all;			/* REMOVE: the whole PE */
+	pcierr_usec_t retry_timeout;	/* the step's bound, as the policy said */
+	/* identities to mark disabled once the DISABLE is done (never for
+	 * a DISABLE that failed: the card is not disabled) */
+	struct held_disable *held;
+	size_t n_held;
+	bool disable_failed;
+};
+
+struct held_disable {
+	char key[PCIERR_IDENTITY_KEY_MAX];
+	char addr[PCIERR_ADDR_MAX];
+	enum pcierr_policy_reason reason;
+	pcierr_usec_t now;
+	char why[256];
 };
 
 #define SLOT_RECOVERY_INIT ((struct slot_recovery) { .policy = PCIERR_RECOVERY_INIT })

@@ -1230,19 +1230,230 @@ START_TEST(restart_during_recover_finishes)
 }
 END_TEST
 
+static void aer_uevent(const char *dev, enum pcierr_policy_aer what)
+{
+	struct pcierr_uevent u = { .type = PCIERR_UEVENT_AER, .aer = what };
+
+	snprintf(u.addr, sizeof(u.addr), "%s", dev);
+	udev_source_dispatch(m, &u);
+	run_idle();
+}
+
+/*
+ * U3: no end of the kernel's recovery within KernelTimeoutSec: the
+ * devices' channel states, read from the kernel then, decide. Normal: it
+ * recovered (nothing sent); still frozen: pcierrd's fallback
+ */
 START_TEST(kernel_aer_without_end)
 {
-	struct pcierr_uevent u = { .type = PCIERR_UEVENT_AER, .aer = PCIERR_POLICY_AER_BEGIN };
+	struct pcierr_pe *pe;
 
 	start(1);
+	m->config.defaults.kernel_timeout_sec = 1;
+	aer_uevent(DEV_A, PCIERR_POLICY_AER_BEGIN);
+	ck_assert_int_eq(slot_a()->recovery.policy.phase, PCIERR_PHASE_KERNEL);
+	ck_assert_uint_eq(k->n_cmds, 0);
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	ck_assert_uint_eq(k->n_cmds, 0);
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+
+	pe = fake_pe(k, PE_A);
+	pe->devices[1].state = PCIERR_STATE_FROZEN;
+	slot_a()->status.last_result[0] = 0;
+	aer_uevent(DEV_A, PCIERR_POLICY_AER_BEGIN);
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	ck_assert_int_eq(k->cmds[0].op, PCIERR_CMD_REMOVE);
+	stop();
+}
+END_TEST
+
+/* the kernel's AER counters of a device, as sysfs shows them */
+static void write_aer(const char *root, const char *dev, uint64_t fatal, uint64_t nonfatal)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, dev);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/aer_dev_fatal", root, dev);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Undefined 0\nSurprise Down Error %llu\nTOTAL_ERR_FATAL %llu\n",
+		(unsigned long long)fatal, (unsigned long long)fatal);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s/aer_dev_nonfatal", root, dev);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Undefined 0\nCompletion Timeout %llu\nTOTAL_ERR_NONFATAL %llu\n",
+		(unsigned long long)nonfatal, (unsigned long long)nonfatal);
+	fclose(f);
+}
+
+static void rm_aer(const char *root, const char *dev)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/aer_dev_fatal", root, dev);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s/aer_dev_nonfatal", root, dev);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", root, dev);
+	rmdir(path);
+}
+
+#define DEV_A1	"0000:01:00.1"
+
+/* one kernel recovery of the two-function card: err.c's uevent order */
+static void kernel_round(void)
+{
+	aer_uevent(DEV_A, PCIERR_POLICY_AER_BEGIN);
+	aer_uevent(DEV_A1, PCIERR_POLICY_AER_BEGIN);
+	aer_uevent(DEV_A, PCIERR_POLICY_AER_SUCCESSFUL);
+	aer_uevent(DEV_A1, PCIERR_POLICY_AER_SUCCESSFUL);
+}
+
+/*
+ * U3: ten non-fatal AER errors on a two-function card: recorded
+ * (NonFatalErrors), no freeze counted, nothing sent, one recovery each;
+ * then fatal errors: one freeze per error for the card, the sixth
+ * disables it, the message names both functions
+ */
+START_TEST(kernel_aer_counted_as_eeh)
+{
+	char root[] = "/tmp/pcierr-aer-XXXXXX";
+	struct device *d0, *d1;
+	uint64_t started;
+
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	write_aer(root, DEV_A, 3, 7);	/* from before pcierrd: not news */
+	write_aer(root, DEV_A1, 0, 0);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 2);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	m->sysfs_pci = root;
+	m->config.defaults.step_timeout_sec = 30;
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
+	d0 = manager_find_device(m, DEV_A);
+	d1 = manager_find_device(m, DEV_A1);
+	ck_assert_ptr_nonnull(d0);
+	ck_assert_ptr_nonnull(d1);
+
+	started = m->counters.recoveries_started;
+	for (unsigned int i = 1; i <= 10; i++) {
+		write_aer(root, DEV_A, 3, 7 + i);
+		kernel_round();
+		ck_assert_int_eq(slot_a()->recovery.policy.phase, PCIERR_PHASE_IDLE);
+		ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+		ck_assert_uint_eq(d0->history.count, 0);
+		ck_assert_uint_eq(d1->history.count, 0);
+		ck_assert_uint_eq(d0->nonfatal_errors, i);
+		ck_assert_uint_eq(m->counters.recoveries_started, started + i);
+	}
+	ck_assert_uint_eq(m->counters.nonfatal_errors, 10);
+	ck_assert_uint_eq(k->n_cmds, 0);
+
+	for (unsigned int i = 1; i <= 5; i++) {
+		write_aer(root, DEV_A, 3 + i, 17);
+		kernel_round();
+		ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+		ck_assert_uint_eq(d0->history.count, i);
+		ck_assert_uint_eq(d1->history.count, i);
+	}
+	ck_assert_uint_eq(k->n_cmds, 0);
+	k->auto_complete = true;
+	write_aer(root, DEV_A, 9, 17);
+	kernel_round();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "disable");
+	ck_assert_str_eq(slot_a()->status.last_result, "disabled");
+	ck_assert_ptr_nonnull(strstr(slot_a()->status.message,
+				     "functions " DEV_A " " DEV_A1));
+	/* PermanentlyDisabled names a function of the card, never the bridge */
+	ck_assert_str_eq(slot_a()->recovery.disabled_device, DEV_A);
+	d0 = manager_find_device(m, DEV_A);
+	ck_assert_ptr_nonnull(d0);
+	ck_assert_uint_eq(d0->history.count, 6);
+	stop();
+	rm_aer(root, DEV_A);
+	rm_aer(root, DEV_A1);
+	ck_assert_int_eq(rmdir(root), 0);
+}
+END_TEST
+
+/* U1: an unbind and a bind re-evaluate the arm before the next freeze */
+START_TEST(arm_follows_bind_unbind)
+{
+	struct pcierr_uevent u = { .type = PCIERR_UEVENT_UNBIND };
+	struct pcierr_device *fd;
+
+	start_auto(5);
+	ck_assert(fake_armed(k, PE_A));
+	fd = &fake_pe(k, PE_A)->devices[1];
+	free(fd->driver);
+	fd->driver = strdup("");
+	ck_assert_ptr_nonnull(fd->driver);
+	fd->handlers = 0;
 	snprintf(u.addr, sizeof(u.addr), "%s", DEV_A);
 	udev_source_dispatch(m, &u);
 	run_idle();
-	ck_assert_int_eq(slot_a()->recovery.policy.phase, PCIERR_PHASE_KERNEL);
-	ck_assert_uint_eq(k->n_cmds, 0);
-	/* no SUCCESSFUL/FAILED uevent: at the timeout, the fallback */
-	ck_assert(run_until(a_idle_with_result, 8000000));
-	ck_assert_int_eq(k->cmds[0].op, PCIERR_CMD_REMOVE);
+	/* no driver with callbacks: the next freeze is a hotplug, not armed */
+	ck_assert(!fake_armed(k, PE_A));
+	free(fd->driver);
+	fd->driver = strdup("e1000e");
+	ck_assert_ptr_nonnull(fd->driver);
+	fd->handlers = (1U << PCIERR_HANDLER_ERROR_DETECTED) | (1U << PCIERR_HANDLER_MMIO_ENABLED) |
+		       (1U << PCIERR_HANDLER_SLOT_RESET) | (1U << PCIERR_HANDLER_RESUME);
+	u.type = PCIERR_UEVENT_BIND;
+	udev_source_dispatch(m, &u);
+	run_idle();
+	ck_assert(fake_armed(k, PE_A));
+	stop();
+}
+END_TEST
+
+/* U2, table-driven: a command refused for a reason about the command */
+static const struct refusal {
+	enum pcierr_cmd op;
+	int error;
+	unsigned int count;
+	const char *result;		/* the recovery's end */
+	const char *not_sent;		/* a command that must not follow */
+	unsigned int refused;
+} refusals[] = {
+	/* re-read, sent again, recovered; not taken for a failed reset */
+	{ PCIERR_CMD_RESET, -ESTALE, 2, "recovered", "reset:fundamental", 2 },
+	{ PCIERR_CMD_RESET, -EBUSY, 2, "recovered", "reset:fundamental", 2 },
+	{ PCIERR_CMD_RESET, -ENOMEM, 1, "recovered", "reset:fundamental", 1 },
+	/* the shim went away: abandoned, nothing else sent, no end */
+	{ PCIERR_CMD_RESET, -ENOTCONN, 1, "", "reset:fundamental", 1 },
+};
+
+static bool a_idle(void)
+{
+	return !slot_recovery_busy(&slot_a()->recovery) &&
+	       !slot_a()->recovery.retry_timer;
+}
+
+START_TEST(command_errors_sorted)
+{
+	const struct refusal *t = &refusals[_i];
+
+	start(30);
+	k->answer[PCIERR_STEP_ERROR_DETECTED] = PCIERR_RESULT_NEED_RESET;
+	k->refuse_op = t->op;
+	k->refuse_error = t->error;
+	k->refuse_count = t->count;
+	inject_a();
+	run_idle();
+	ck_assert(run_until(a_idle, 8000000));
+	run_idle();
+	ck_assert_str_eq(slot_a()->status.last_result, t->result);
+	ck_assert_ptr_null(strstr(commands(), t->not_sent));
+	ck_assert_uint_eq(k->n_refused, t->refused);
+	ck_assert(!manager_find_device(m, DEV_A)->history.disabled);
 	stop();
 }
 END_TEST
@@ -1423,6 +1634,50 @@ END_TEST
 START_TEST(restart_same_load_counted_before)
 {
 	restart_on_freeze_record(false);
+}
+END_TEST
+
+/*
+ * U5: a PE with two cards; the first card's freeze counted, pcierrd
+ * restarted with the PE still frozen (the same load): the resync adds no
+ * count to either card (every device of the PE recorded its generation)
+ */
+START_TEST(restart_counts_no_other_card)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct pcierr_pe *pe;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	k = fake_kernel_new();
+	k->load_id = 0x1111;
+	pe = fake_add_pe(k, PE_A, 0x0001, 2);
+	snprintf(pe->devices[2].addr, sizeof(pe->devices[2].addr), "0000:01:01.0");
+	for (int run = 0; run < 2; run++) {
+		if (run == 1) {
+			pe = fake_pe(k, PE_A);
+			pe->state = PCIERR_PE_STATE_FROZEN;
+			for (size_t i = 0; i < pe->n_devices; i++)
+				pe->devices[i].state = PCIERR_STATE_FROZEN;
+		}
+		ck_assert_int_eq(manager_new(&m), 0);
+		m->kops = &fake_kernel_ops;
+		m->no_udev = true;
+		ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+		ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+		ck_assert_int_eq(manager_prepare(m, false), 0);
+		ck_assert_int_eq(pcierrd_start(m), 0);
+		if (run == 0)
+			inject_a();
+		ck_assert(run_until(a_idle_with_result, 5000000));
+		ck_assert_int_eq(state_writer_flush(m->writer, 5000000), 0);
+		ck_assert_uint_eq(manager_find_device(m, DEV_A)->history.count, 1);
+		ck_assert_uint_eq(manager_find_device(m, "0000:01:01.0")->history.count, 0);
+		m = manager_free(m);
+	}
+	fake_kernel_free(k);
+	k = NULL;
+	state_dir_remove(dir);
 }
 END_TEST
 
@@ -2464,6 +2719,40 @@ START_TEST(scale_linear)
 }
 END_TEST
 
+/*
+ * U2: a DISABLE the shim refuses: retried, then reported as failed with
+ * its errno, never as disabled; the card not marked in the database
+ */
+START_TEST(disable_refused_not_disabled)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64], key[PCIERR_IDENTITY_KEY_MAX];
+	struct pcierr_state *st = NULL;
+
+	stored_setup(dir, path, sizeof(path), false);
+	start_stored(path, 1);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	k->refuse_op = PCIERR_CMD_DISABLE;
+	k->refuse_error = -EBUSY;
+	k->refuse_count = 100;
+	slot_a()->status.last_result[0] = 0;
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 8000000));
+	ck_assert_str_eq(slot_a()->status.last_result, "failed");
+	ck_assert_ptr_nonnull(strstr(slot_a()->status.message, "errno 16"));
+	ck_assert_ptr_null(strstr(slot_a()->status.message, "permanently disabled"));
+	ck_assert_uint_eq(k->n_refused, 5);
+	ck_assert_uint_eq(m->counters.permanent_disables, 0);
+	ck_assert(!manager_find_device(m, DEV_A)->history.disabled);
+	snprintf(key, sizeof(key), "%s", manager_find_device(m, DEV_A)->key);
+	m = manager_free(m);
+	ck_assert_int_eq(pcierr_state_open(path, &st), 0);
+	ck_assert_int_eq(pcierr_state_is_disabled(st, key, NULL), 0);
+	pcierr_state_close(st);
+	stored_teardown(dir);
+}
+END_TEST
+
 Suite *suite_manager(void);
 Suite *suite_manager(void)
 {
@@ -2510,6 +2799,12 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, unbound_mid_callback_not_gone);
 	tcase_add_test(tc, restart_during_recover_finishes);
 	tcase_add_test(tc, kernel_aer_without_end);
+	tcase_add_test(tc, kernel_aer_counted_as_eeh);
+	tcase_add_test(tc, arm_follows_bind_unbind);
+	tcase_add_loop_test(tc, command_errors_sorted, 0,
+			    (int)(sizeof(refusals) / sizeof(refusals[0])));
+	tcase_add_test(tc, disable_refused_not_disabled);
+	tcase_add_test(tc, restart_counts_no_other_card);
 	tcase_add_test(tc, udev_overrun_resyncs);
 	tcase_add_test(tc, state_written_after);
 	tcase_add_test(tc, restart_new_load_counts_freeze);

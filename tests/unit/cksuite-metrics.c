@@ -155,6 +155,9 @@ static const char small_expected[] =
 	"# HELP pcierr_verify_failures_total Checks after a recovery that found a device's function not back.\n"
 	"# TYPE pcierr_verify_failures_total counter\n"
 	"pcierr_verify_failures_total 2\n"
+	"# HELP pcierr_nonfatal_errors_total Non-fatal AER errors the kernel recovered without a freeze.\n"
+	"# TYPE pcierr_nonfatal_errors_total counter\n"
+	"pcierr_nonfatal_errors_total 0\n"
 	"# HELP pcierr_device_window_freezes Freezes of the device counted in the current window (FreezeWindowSec=).\n"
 	"# TYPE pcierr_device_window_freezes gauge\n"
 	"pcierr_device_window_freezes{address=\"0000:01:00.0\",vendor=\"8086\",device=\"10d3\",driver=\"e1000e\"} 2\n"
@@ -339,8 +342,8 @@ START_TEST(test_help_type_once)
 		ck_assert_str_eq(name, current);
 	}
 	ck_assert_uint_eq(n_help, n_type);
-	/* connected + 11 kernel + 7 daemon + 2 device + 1 PE */
-	ck_assert_uint_eq(n_help, 22);
+	/* connected + 11 kernel + 8 daemon + 2 device + 1 PE */
+	ck_assert_uint_eq(n_help, 23);
 	free(s);
 }
 END_TEST

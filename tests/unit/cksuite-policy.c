@@ -68,6 +68,7 @@ struct in {
 	int64_t tu;			/* PERM: time_unavail_ms */
 	bool empty;			/* PERM: slot_empty */
 	enum pcierr_policy_aer aer;
+	bool nonfatal;			/* AER: the channel stayed normal */
 	enum pcierr_cmd op;
 	enum pcierr_step step;
 	int error;
@@ -85,6 +86,10 @@ struct in {
 #define PERM_EMPTY(tt)	{ .kind = IN_PERM, .t = (tt), .named = 1, .empty = true }
 #define FROZEN_EMPTY(tt) { .kind = IN_FREEZE, .t = (tt), .named = 1, .empty = true }
 #define AER(tt, k)	{ .kind = IN_AER, .t = (tt), .named = 1, .aer = PCIERR_POLICY_AER_##k }
+/* ... naming device d; a non-fatal one (the kernel's AER counters) */
+#define AER_D(tt, k, d)	{ .kind = IN_AER, .t = (tt), .named = (d) + 1, .aer = PCIERR_POLICY_AER_##k }
+#define AER_NF(tt, k, d) { .kind = IN_AER, .t = (tt), .named = (d) + 1, \
+			  .aer = PCIERR_POLICY_AER_##k, .nonfatal = true }
 #define REP(s, ...)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, \
 			  .res = { __VA_ARGS__ } }
 #define REP_ERR(s, e)	{ .kind = IN_OP, .op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_##s, .error = (e) }
@@ -336,7 +341,7 @@ static const struct scenario scenarios[] = {
 	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
 	  .steps = {
 		{ FREEZE(0, 0), X_REPORT(ERROR_DETECTED) },
-		{ REP(ERROR_DETECTED, CR, DC), X_DISABLE(DISCONNECT), "1d,0d" },
+		{ REP(ERROR_DETECTED, CR, DC), X_DISABLE(DISCONNECT), "1d,1d" },
 		DISABLE_DONE(DISCONNECT) } },
 	{ "DISCONNECT and NEED_RESET: the reset is tried (err.c merge)",
 	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
@@ -434,15 +439,18 @@ static const struct scenario scenarios[] = {
 	{ "window: 1 us after a quiet hour the count restarts",
 	  .devs = { HIST("0000:01:00.0", 5, 0) },
 	  .steps = { { FREEZE(SEC(3600) + 1, 0), X_REPORT(ERROR_DETECTED), "1" } } },
-	{ "window: measured from the latest freeze, not the first",
+	{ "window: measured from the first freeze, as EEH (U5)",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
 		CAN_RECOVER_PATH(SEC(0)), CAN_RECOVER_PATH(SEC(3000)), CAN_RECOVER_PATH(SEC(6000)),
 		CAN_RECOVER_PATH(SEC(9000)), CAN_RECOVER_PATH(SEC(12000)),
-		{ FREEZE(SEC(15000), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" } } },
-	{ "the count belongs to the named device's identity",
-	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+		{ FREEZE(SEC(15000), 0), X_REPORT(ERROR_DETECTED), "2" } } },
+	{ "the count belongs to the named card's identities",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:01.0") },
 	  .steps = { { FREEZE(0, 1), X_REPORT(ERROR_DETECTED), "0,1" } } },
+	{ "the functions of one card count together (U5)",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1"), AWARE("0000:01:01.0") },
+	  .steps = { { FREEZE(0, 1), X_REPORT(ERROR_DETECTED), "1,1,0" } } },
 	{ "a freeze naming no device counts for every device",
 	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
 	  .steps = { { FREEZE_PE(0), X_REPORT(ERROR_DETECTED), "1,1" } } },
@@ -465,20 +473,21 @@ static const struct scenario scenarios[] = {
 	{ "perm_failure, time_unavail -1: permanent",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = { { PERM(0, -1), X_DISABLE(PERM_FAILURE) } } },
-	{ "perm_failure, time_unavail 3000 ms: wait, then recovered",
+	{ "perm_failure, time_unavail 3000 ms: told, wait, then recovered (U5)",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
-		{ PERM(0, 3000), X_WAIT(MSEC(3000)), "1" },
-		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
-		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) },
+		{ PERM(0, 3000), X_REPORT(ERROR_DETECTED), "1" },
+		{ REP(ERROR_DETECTED, NR), X_WAIT(MSEC(3000)) },
+		{ WAIT_DONE, X_RESET(HOT) },
 		{ OP(RESET), X_REPORT(SLOT_RESET) },
 		{ REP(SLOT_RESET, RC), X_REPORT(RESUME) },
 		{ REP(RESUME, NO), X_DONE_OK, "1" } } },
 	{ "perm_failure, time_unavail 15000 ms (= MaxWaitSec): recovered",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
-		{ PERM(0, 15000), X_WAIT(MSEC(15000)) },
-		{ TIMEOUT, X_REPORT(ERROR_DETECTED) } } },
+		{ PERM(0, 15000), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_WAIT(MSEC(15000)) },
+		{ TIMEOUT, X_ENABLE_IO } } },
 	{ "perm_failure, time_unavail 15001 ms: permanent",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = { { PERM(0, 15001), X_DISABLE(PERM_FAILURE), "1d" } } },
@@ -488,7 +497,14 @@ static const struct scenario scenarios[] = {
 	{ "perm_failure, 20000 ms with MaxWaitSec=20 for the device: recovered",
 	  .config = "[Device 8086:10d3]\nMaxWaitSec=20\n",
 	  .devs = { AWARE("0000:01:00.0") },
-	  .steps = { { PERM(0, 20000), X_WAIT(MSEC(20000)) } } },
+	  .steps = {
+		{ PERM(0, 20000), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_WAIT(MSEC(20000)) } } },
+	{ "perm_failure of unaware devices only: nobody to tell, the wait, then hotplug",
+	  .devs = { NO_HANDLERS("0000:01:00.0") },
+	  .steps = {
+		{ PERM(0, 3000), X_WAIT(MSEC(3000)), "1" },
+		{ WAIT_DONE, X_REMOVE_ALL } } },
 	{ "perm_failure on an empty slot: false alarm, not counted",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = { { PERM_EMPTY(0), X_NOTHING(FALSE_ALARM), "0" } } },
@@ -614,10 +630,10 @@ static const struct scenario scenarios[] = {
 	{ "a freeze while waiting out time_unavail is folded",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
-		{ PERM(0, 3000), X_WAIT(MSEC(3000)) },
+		{ PERM(0, 3000), X_REPORT(ERROR_DETECTED) },
+		{ REP(ERROR_DETECTED, CR), X_WAIT(MSEC(3000)) },
 		{ FREEZE(SEC(1), 0), X_NOTHING(FOLDED), "2" },
-		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
-		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
+		{ WAIT_DONE, X_RESET(HOT) } } },
 
 	/* ---------------- timeouts, stale completions ---------------- */
 	{ "a step timeout marks the PE stuck; a late completion goes on",
@@ -674,7 +690,7 @@ static const struct scenario scenarios[] = {
 	  .steps = { { FREEZE(0, 0), X_NOTHING(RECOVER_OFF), "1" } } },
 	{ "Recover=no on one device keeps the whole PE from recovery",
 	  .config = "[Device 10ec:8139]\nRecover=no\n",
-	  .devs = { AWARE("0000:01:00.0"), NO_HANDLERS("0000:01:00.1") },
+	  .devs = { AWARE("0000:01:00.0"), NO_HANDLERS("0000:01:01.0") },
 	  .steps = { { FREEZE(0, 0), X_NOTHING(RECOVER_OFF), "1,0" } } },
 	{ "Recover=no on the PE's own address",
 	  .config = "[Device 0000:00:1c.0]\nRecover=no\n",
@@ -736,12 +752,19 @@ static const struct scenario scenarios[] = {
 		{ AER(SEC(1), BEGIN), X_NOTHING(FOLDED), "2" },
 		{ AER(SEC(1), FAILED), X_NOTHING(IGNORED), "2" },
 		{ REP(ERROR_DETECTED, CR), X_RESET(HOT) } } },
-	{ "AER: a shim freeze during the kernel's recovery: ours after it",
+	{ "AER: a shim freeze during the kernel's recovery: ours after it, counted once",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
-		{ AER(0, BEGIN), X_NOTHING(KERNEL) },
-		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "2" },
+		{ AER(0, BEGIN), X_NOTHING(KERNEL), "1" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "1" },
 		{ AER(SEC(2), SUCCESSFUL), X_REPORT(ERROR_DETECTED) } } },
+	{ "U3: a shim freeze during a non-fatal kernel recovery is one freeze",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER_NF(0, BEGIN, 0), X_NOTHING(KERNEL), "0" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "1" },
+		{ FREEZE(SEC(1), 0), X_NOTHING(KERNEL), "1" },
+		{ AER_NF(SEC(2), SUCCESSFUL, 0), X_REPORT(ERROR_DETECTED) } } },
 	/* ---------------- a resync after a restart: COUNTED ---------------- */
 	{ "COUNTED under the limit: recovered, not counted again",
 	  .devs = { HIST("0000:01:00.0", 3, 0) },
@@ -766,13 +789,13 @@ static const struct scenario scenarios[] = {
 	  .config = "[Device 8086:10d3]\nMaxFreezes=2\n",
 	  .devs = { HIST("0000:01:00.0", 3, 0) },
 	  .steps = { { COUNTED(SEC(1), 0), X_DISABLE(TOO_MANY_FREEZES), "3d" } } },
-	{ "COUNTED naming a device: only its count is looked at",
-	  .devs = { HIST("0000:01:00.0", 6, 0), HIST("0000:01:00.1", 1, 0) },
+	{ "COUNTED naming a device: only its card's count is looked at",
+	  .devs = { HIST("0000:01:00.0", 6, 0), HIST("0000:01:01.0", 1, 0) },
 	  .steps = { { COUNTED(SEC(1), 1), X_REPORT(ERROR_DETECTED), "6,1" } } },
 	{ "COUNTED for the whole PE: every device's count",
-	  .devs = { HIST("0000:01:00.0", 1, 0), HIST("0000:01:00.1", 6, 0) },
+	  .devs = { HIST("0000:01:00.0", 1, 0), HIST("0000:01:01.0", 6, 0) },
 	  .steps = {
-		{ COUNTED_PE(SEC(1)), X_DISABLE_MSG(TOO_MANY_FREEZES, "0000:01:00.1"), "1,6d" },
+		{ COUNTED_PE(SEC(1)), X_DISABLE_MSG(TOO_MANY_FREEZES, "0000:01:01.0"), "1,6d" },
 		DISABLE_DONE(TOO_MANY_FREEZES) } },
 	{ "COUNTED with Recover=no: nothing, not disabled",
 	  .config = "[Device 8086:10d3]\nRecover=no\n",
@@ -787,9 +810,9 @@ static const struct scenario scenarios[] = {
 	{ "COUNTED perm_failure, time_unavail 3000 ms: wait, then recovered",
 	  .devs = { HIST("0000:01:00.0", 1, 0) },
 	  .steps = {
-		{ COUNTED_PERM(SEC(1), 3000), X_WAIT(MSEC(3000)), "1" },
-		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
-		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) } } },
+		{ COUNTED_PERM(SEC(1), 3000), X_REPORT(ERROR_DETECTED), "1" },
+		{ REP(ERROR_DETECTED, NR), X_WAIT(MSEC(3000)) },
+		{ WAIT_DONE, X_RESET(HOT) } } },
 	{ "COUNTED perm_failure, time_unavail 0: permanent",
 	  .devs = { HIST("0000:01:00.0", 1, 0) },
 	  .steps = {
@@ -930,11 +953,11 @@ static const struct scenario scenarios[] = {
 	{ "ADMIN and COUNTED while waiting out time_unavail: ignored",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
-		{ PERM(0, 3000), X_WAIT(MSEC(3000)), "1" },
+		{ PERM(0, 3000), X_REPORT(ERROR_DETECTED), "1" },
+		{ REP(ERROR_DETECTED, CR), X_WAIT(MSEC(3000)) },
 		{ ADMIN(SEC(1), HOT), X_NOTHING(IGNORED), "1" },
 		{ COUNTED(SEC(1), 0), X_NOTHING(IGNORED), "1" },
-		{ WAIT_DONE, X_REPORT(ERROR_DETECTED) },
-		{ REP(ERROR_DETECTED, CR), X_ENABLE_IO } } },
+		{ WAIT_DONE, X_ENABLE_IO } } },
 	{ "ADMIN during the kernel's AER recovery: ignored",
 	  .devs = { AWARE("0000:01:00.0") },
 	  .steps = {
@@ -984,6 +1007,110 @@ static const struct scenario scenarios[] = {
 		{ FREEZE(SEC(20), 0), X_REPORT(ERROR_DETECTED), "2" },
 		{ REP(ERROR_DETECTED, NR), X_RESET(HOT) } } },
 
+	/* ---------------- U3: the kernel's AER as EEH counts ---------------- */
+	{ "U3: non-fatal AER errors are recorded, never counted, never disable",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = {
+		{ AER_NF(SEC(1), BEGIN, 0), X_NOTHING(KERNEL), "5" },
+		{ AER_NF(SEC(1), SUCCESSFUL, 0), X_DONE_OK, "5" },
+		{ AER_NF(SEC(2), BEGIN, 0), X_NOTHING(KERNEL), "5" },
+		{ AER_NF(SEC(2), SUCCESSFUL, 0), X_DONE_OK, "5" },
+		{ AER_NF(SEC(3), SUCCESSFUL, 0), X_DONE_OK, "5" } } },
+	{ "U3: two functions, one kernel recovery: one freeze, one card",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ AER_D(0, BEGIN, 0), X_NOTHING(KERNEL), "1,1" },
+		{ AER_D(0, BEGIN, 1), X_NOTHING(KERNEL), "1,1" },
+		{ AER_D(SEC(1), SUCCESSFUL, 0), X_NOTHING(KERNEL), "1,1" },
+		{ AER_D(SEC(1), SUCCESSFUL, 1), X_DONE_OK, "1,1" },
+		{ AER_D(SEC(5), BEGIN, 0), X_NOTHING(KERNEL), "2,2" },
+		{ AER_D(SEC(5), BEGIN, 1), X_NOTHING(KERNEL), "2,2" },
+		{ AER_D(SEC(6), SUCCESSFUL, 0), X_NOTHING(KERNEL), "2,2" },
+		{ AER_D(SEC(6), SUCCESSFUL, 1), X_DONE_OK, "2,2" } } },
+	{ "U3: two functions, ten non-fatal errors: nothing counted",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+#define NF_ROUND(tt) \
+		{ AER_NF(tt, BEGIN, 0), X_NOTHING(KERNEL), "0,0" }, \
+		{ AER_NF(tt, BEGIN, 1), X_NOTHING(KERNEL), "0,0" }, \
+		{ AER_NF(tt, SUCCESSFUL, 0), X_NOTHING(KERNEL), "0,0" }, \
+		{ AER_NF(tt, SUCCESSFUL, 1), X_DONE_OK, "0,0" }
+		NF_ROUND(SEC(1)), NF_ROUND(SEC(6)), NF_ROUND(SEC(12)), NF_ROUND(SEC(18)),
+		NF_ROUND(SEC(24)), NF_ROUND(SEC(30)), NF_ROUND(SEC(36)), NF_ROUND(SEC(42)),
+		NF_ROUND(SEC(48)), NF_ROUND(SEC(54))
+#undef NF_ROUND
+	  } },
+	{ "U3: the sixth fatal error of a two-function card disables the card, named whole",
+	  .devs = { HIST("0000:01:00.0", 5, 0), HIST("0000:01:00.1", 5, 0) },
+	  .steps = {
+		{ AER_D(SEC(1), BEGIN, 0), X_NOTHING(KERNEL), "6d,6d" },
+		{ AER_D(SEC(1), BEGIN, 1), X_NOTHING(KERNEL), "6d,6d" },
+		{ AER_D(SEC(2), SUCCESSFUL, 0), X_NOTHING(KERNEL) },
+		{ AER_D(SEC(2), SUCCESSFUL, 1),
+		  X_DISABLE_MSG(TOO_MANY_FREEZES, "functions 0000:01:00.0 0000:01:00.1") },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	{ "U3: a non-fatal recovery turned fatal by a later function counts once",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ AER_NF(0, BEGIN, 0), X_NOTHING(KERNEL), "0,0" },
+		{ AER_D(0, BEGIN, 1), X_NOTHING(KERNEL), "1,1" },
+		{ AER_D(0, SUCCESSFUL, 0), X_NOTHING(KERNEL), "1,1" },
+		{ AER_D(0, SUCCESSFUL, 1), X_DONE_OK, "1,1" } } },
+	{ "U3: the fallback only once every function's FAILED came",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ AER_D(0, BEGIN, 0), X_NOTHING(KERNEL) },
+		{ AER_D(0, BEGIN, 1), X_NOTHING(KERNEL) },
+		{ AER_D(SEC(1), FAILED, 0), X_NOTHING(KERNEL) },
+		{ AER_D(SEC(1), FAILED, 1), X_REMOVE_ALL, "1,1" } } },
+	{ "U3: a DISCONNECT vote's FAILED, then every function resumed: recovered",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .steps = {
+		{ AER_D(0, BEGIN, 0), X_NOTHING(KERNEL) },
+		{ AER_D(0, FAILED, 1), X_NOTHING(KERNEL) },
+		{ AER_D(SEC(1), SUCCESSFUL, 0), X_NOTHING(KERNEL) },
+		{ AER_D(SEC(1), SUCCESSFUL, 1), X_DONE_OK, "1,1" } } },
+	{ "U3: the PE's head bridge sends no end of its own",
+	  .devs = { BRIDGE("0000:00:1c.0"), AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER_D(0, BEGIN, 1), X_NOTHING(KERNEL), "0,1" },
+		{ AER_D(SEC(1), SUCCESSFUL, 1), X_DONE_OK, "0,1" } } },
+	{ "U3: phase KERNEL is bounded by KernelTimeoutSec, not StepTimeoutSec",
+	  .config = "[Policy]\nStepTimeoutSec=5\nKernelTimeoutSec=120\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ AER(0, BEGIN), { .action = PCIERR_ACTION_NOTHING, .reason = PCIERR_REASON_KERNEL,
+				   .timeout = SEC(120) } } } },
+	/* ---------------- U5: counting as EEH and the seeds ---------------- */
+	{ "U5: the window runs from its first freeze (eeh_pe_update_time_stamp)",
+	  .config = "[Policy]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		{ FREEZE(0, 0), X_NOTHING(RECOVER_OFF), "1" },
+		{ FREEZE(SEC(1800), 0), X_NOTHING(RECOVER_OFF), "2" },
+		{ FREEZE(SEC(3500), 0), X_NOTHING(RECOVER_OFF), "3" },
+		{ FREEZE(SEC(3601), 0), X_NOTHING(RECOVER_OFF), "1" } } },
+	{ "U5: the limit holds per PE: two cards taking turns, the sixth freeze disables",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:01.0") },
+	  .steps = {
+#define TURN(tt, d) \
+		{ FREEZE(tt, d), X_REPORT(ERROR_DETECTED) }, \
+		{ REP(ERROR_DETECTED, CR, CR), X_ENABLE_IO }, \
+		{ OP(ENABLE_IO), X_REPORT(MMIO_ENABLED) }, \
+		{ REP(MMIO_ENABLED, RC, RC), X_REPORT(RESUME) }, \
+		{ REP(RESUME, NO, NO), X_DONE_OK }
+		TURN(SEC(1), 0), TURN(SEC(2), 1), TURN(SEC(3), 0), TURN(SEC(4), 1), TURN(SEC(5), 0),
+#undef TURN
+		{ FREEZE(SEC(6), 1), X_DISABLE_MSG(TOO_MANY_FREEZES, "card 0000:01:01"), "3,3d" },
+		DISABLE_DONE(TOO_MANY_FREEZES) } },
+	/* ---------------- U2: a DISABLE that fails ---------------- */
+	{ "U2: a DISABLE the shim refuses ends failed, with its errno, not disabled",
+	  .devs = { HIST("0000:01:00.0", 5, 0) },
+	  .steps = {
+		{ FREEZE(SEC(1), 0), X_DISABLE(TOO_MANY_FREEZES), "6d" },
+		{ OP_ERR(DISABLE, -EBUSY), { .action = PCIERR_ACTION_DONE,
+					     .reason = PCIERR_REASON_OP_FAILED,
+					     .msg = "errno 16" } } } },
 	{ "AER with Recover=no: recorded only",
 	  .config = "[Device 0000:01:00.0]\nRecover=no\n",
 	  .devs = { AWARE("0000:01:00.0") },
@@ -1279,6 +1406,7 @@ START_TEST(test_scenario)
 		case IN_AER:
 			ev.type = PCIERR_POLICY_EV_AER;
 			ev.aer = in->aer;
+			ev.aer_frozen = !in->nonfatal;
 			break;
 		case IN_OP:
 			ev.type = PCIERR_POLICY_EV_OP_DONE;
@@ -1402,7 +1530,20 @@ START_TEST(test_scenario)
 		for (size_t e = 0; e < out->n_effects; e++) {
 			const struct pcierr_policy_effect *ef = &out->effects[e];
 
+			if (ef->type == PCIERR_EFFECT_PE_FREEZE_RECORDED) {
+				ck_assert_msg(ev.type != PCIERR_POLICY_EV_FREEZE ||
+					      ev.freeze_kind == PCIERR_FREEZE_DETECTED,
+					      "%s: a PE freeze recorded for freeze kind %d", ctx,
+					      ev.freeze_kind);
+				ck_assert_msg(!(ev.type == PCIERR_POLICY_EV_AER && in->nonfatal),
+					      "%s: a non-fatal AER error counted", ctx);
+				pe.history = ef->record;
+				continue;
+			}
 			ck_assert_uint_lt(ef->device, pe.n_devices);
+			ck_assert_msg(!(ev.type == PCIERR_POLICY_EV_AER && in->nonfatal &&
+					ef->type == PCIERR_EFFECT_FREEZE_RECORDED),
+				      "%s: a non-fatal AER error counted", ctx);
 			/* pcierrd's error generation is carried through */
 			ck_assert_msg(ef->record.error_gen == ERROR_GEN(ef->device),
 				      "%s: effect on device %u changed error_gen to %u", ctx,
@@ -1595,12 +1736,29 @@ START_TEST(test_monotonic_and_kernel_timeout)
 	ck_assert_uint_eq(out->duration_usec, 2 * PCIERR_USEC_PER_SEC);
 	ev.type = PCIERR_POLICY_EV_AER;
 
-	/* BEGIN and then nothing: the step timeout is the kernel's failure */
+	/* BEGIN and then nothing for KernelTimeoutSec: the devices' states,
+	 * read from the kernel, decide (U3). All normal: it recovered */
 	ev.aer = PCIERR_POLICY_AER_BEGIN;
+	ev.aer_frozen = true;
 	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
 	ck_assert_int_eq(rec.phase, PCIERR_PHASE_KERNEL);
-	ck_assert_uint_gt(out->timeout_usec, 0);
+	ck_assert_uint_eq(out->timeout_usec,
+			  PCIERR_DEFAULT_KERNEL_TIMEOUT_SEC * PCIERR_USEC_PER_SEC);
 	ev.type = PCIERR_POLICY_EV_TIMEOUT;
+	dev.state = PCIERR_STATE_NORMAL;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	/* recovered as far as the kernel tells: verified first (issue 25) */
+	ck_assert_int_eq(out->action, PCIERR_ACTION_VERIFY);
+	ev.type = PCIERR_POLICY_EV_VERIFIED;
+	ev.verified = true;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ck_assert_int_eq(out->action, PCIERR_ACTION_DONE);
+	ck_assert(out->recovered);
+	/* ... still frozen: the kernel's recovery failed, the fallback */
+	ev.type = PCIERR_POLICY_EV_AER;
+	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+	ev.type = PCIERR_POLICY_EV_TIMEOUT;
+	dev.state = PCIERR_STATE_FROZEN;
 	ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
 	ck_assert_int_eq(out->action, PCIERR_ACTION_REMOVE);
 	ck_assert_int_eq(rec.mode, PCIERR_MODE_FULL_HOTPLUG);

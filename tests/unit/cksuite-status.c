@@ -162,6 +162,7 @@ START_TEST(status_same_both_ways)
 	ck_assert_ptr_nonnull(d);
 	d->history.count = 4;
 	d->history.last_usec = now_realtime_usec();
+	d->history.first_usec = d->history.last_usec;
 	d->history.disabled = true;
 	set_string(&d->disabled_reason, "froze 4 times in 1h");
 	set_string(&d->vendor_name, "Intel Corporation");
@@ -171,6 +172,7 @@ START_TEST(status_same_both_ways)
 	ck_assert_ptr_nonnull(d);
 	d->history.count = 1;
 	d->history.last_usec = now_realtime_usec();
+	d->history.first_usec = d->history.last_usec;
 	set_string(&d->vendor_name, "Red Hat, Inc.");
 	set_string(&d->driver, "");
 

@@ -520,6 +520,11 @@ static int command(struct pcierr_ctx *ctx, const char *pe_addr, uint64_t pe_id,
 		return -ESTALE;
 	if (pe->flags & PCIERR_PE_F_BUSY)
 		return -EBUSY;
+	if (k->refuse_op == op && k->refuse_count > 0) {
+		k->refuse_count--;
+		k->n_refused++;
+		return k->refuse_error;
+	}
 	if (k->n_cmds < FAKE_MAX_CMDS) {
 		struct fake_cmd *c = &k->cmds[k->n_cmds++];
 

@@ -70,6 +70,12 @@ struct fake_kernel {
 	/* answers to REPORT, per step: every aware device answers this */
 	enum pcierr_result answer[__PCIERR_STEP_MAX];
 
+	/* refuse_op is refused with refuse_error (a negative errno) the
+	 * next refuse_count times it is sent (U1, U2) */
+	enum pcierr_cmd refuse_op;
+	int refuse_error;
+	unsigned int refuse_count, n_refused;
+
 	/* RECOVER: refused with EOPNOTSUPP (an older module) unless set */
 	bool recover;
 	int reset_error;	/* a RESET within a RECOVER fails with this */

@@ -77,7 +77,7 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
 DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
 	daemon/kernel-source.c daemon/udev-source.c daemon/start.c daemon/metrics-observer.c daemon/metrics-writer.c \
-	daemon/kernel-ops.c daemon/addrmap.c daemon/hold.c daemon/verify-slot.c
+	daemon/kernel-ops.c daemon/addrmap.c daemon/hold.c daemon/verify-slot.c daemon/aer-stats.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \
 	$(BUILD)/$(UNIT_DIR)/cksuite-status.o $(BUILD)/$(UNIT_DIR)/cksuite-hold.o \
 	$(BUILD)/$(UNIT_DIR)/fake-kernel.o \

@@ -30,7 +30,7 @@ VM_SYSTEMD_TIMEOUT ?= 600
 VM_SYSROOT   := $(BUILD)/vm/sysroot
 # what the guest needs from the rest of the tree (pcierrd once
 # daemon/daemon.mk, which has its rule, is there)
-VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(AER_INJECT) $(VM_INITRAMFS) \
+VM_DEPS      := module testdrv $(BUILD)/pcierr-nl $(AER_INJECT) $(UDP_STREAM) $(VM_INITRAMFS) \
 	$(if $(wildcard daemon/daemon.mk),$(BUILD)/pcierrd)
 
 .PHONY: testdrv testdrv-check testdrv-clean vm-initramfs vm-check vm-scenario vm-shell vm-demo \

@@ -10,7 +10,9 @@
 #   (echo 1 > /sys/bus/pci/rescan), the Slot Disabled. pcierrd restarted
 #   on the same state directory: the Slot is still Disabled and the
 #   history has the disable. Manager.Enable: the e1000e is back, bound,
-#   working, FreezeCount 0, nothing Disabled.
+#   working, FreezeCount 0, nothing Disabled. The shim reloaded: the
+#   disabled card is taken down again, kept disabled without a new
+#   PermanentlyDisabled or count (review U6).
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 PE=$RP_E1000E
@@ -76,6 +78,7 @@ expect_prop slot "$PE" Disabled true
 info "restart pcierrd: the disable is remembered"
 pcierrd_stop
 pcierrd_start
+disables1=$(mgr_prop PermanentDisables)
 expect_prop slot "$PE" Disabled true
 absent "$DEV" || fail "$DEV came back when pcierrd restarted"
 ok "$DEV still absent after the restart"
@@ -96,10 +99,12 @@ sig_mark
 run insmod "$SHIM_KO"
 [ "$rc" = 0 ] || fail "insmod $SHIM_KO failed"
 wait_prop 10 mgr - KernelConnected true
-must_signal 20 PermanentlyDisabled
 wait_until 20 absent "$DEV" || fail "$DEV is still present: its disabled identity was not taken down again"
 ok "$DEV taken down again once the shim was back (identity disabled)"
 wait_prop 10 slot "$PE" Disabled true
+# U6: kept disabled, not disabled anew: no PermanentlyDisabled, no count
+expect "PermanentlyDisabled signals" "$(sig_all PermanentlyDisabled "\"$PE\"" | wc -l)" 0
+expect_prop mgr - PermanentDisables "$disables1"
 expect "shim: PE state" "$(pe_state "$PE")" disabled
 
 info "Manager.Enable"
