@@ -185,6 +185,16 @@ vm-drivers-defects: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \
 		--timeout $(VM_DRIVERS_TIMEOUT) $(VM_DRIVERS_DEFECTS)
 
+# Issue 25: the device-class matrix (tests/vm/topology-matrix,
+# tests/vm/matrix-scenarios, docs/drivers.md "The device-class matrix"):
+# one device of each class frozen with its I/O running, one row each, and
+# the virtio-scsi freeze loop (no freeze hangs). One boot.
+VM_MATRIX_TIMEOUT ?= 2400
+.PHONY: vm-matrix-check
+vm-matrix-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
+	$(VM_DIR)/run --topology matrix --build $(BUILD) --kver $(KVER) \
+		--timeout $(VM_MATRIX_TIMEOUT) $(S)
+
 # Issue 11 point 9, the VM-reset half: pcierrd's state on an ext4 virtio
 # disk, the VM reset (QEMU system_reset) three times during recoveries,
 # checked after each reboot (tests/vm/powercut-scenarios, run --topology
