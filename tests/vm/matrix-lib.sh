@@ -12,10 +12,34 @@
 # scenario; a recovery whose function did not come back fails it too,
 # after its row says so.
 
+# mx_row DEVICE DRIVER HANDLERS PATH TIME BEFORE DURING AFTER FUNCTION
+# VERIFIED: drivers-lib.sh's row with the "verified" column
+mx_row() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$DRV_TABLE"
+	echo "-- row: $*"
+}
+
 # mx_recover PE DEV: pcierrd started, the freeze and the recovery
 # (recovery_of): $rec_mode $fin_result $fin_usec $INJ_T0 $INJ_T1 $INJ_RC
 mx_recover() {
-	recovery_of "$1" "$2"
+	if [ -n "${MX_WAIT:-}" ]; then
+		# a driver known to wait for its own timeouts: bounded by MX_WAIT s
+		sig_mark
+		INJ_T0=$(now_ns)
+		"$PCIERRCTL" --no-pager inject --timeout="$MX_WAIT" "$2" > "$TMP/inject.out" 2>&1 &
+		INJ_PID=$!
+		BG_PIDS="$BG_PIDS $INJ_PID"
+		must_signal 30 RecoveryStarted "\"$1\""
+		rec_mode=$(sig_arg "$sig" 2)
+		finish_of "$1" "$MX_WAIT"
+		INJ_T1=$(now_ns)
+		wait_until 20 gone "$INJ_PID" || fail "pcierrctl inject still running"
+		wait "$INJ_PID"
+		INJ_RC=$?
+		sed 's/^/  | /' "$TMP/inject.out"
+	else
+		recovery_of "$1" "$2"
+	fi
 	expect "RecoveryFinished" "$fin_result" recovered
 	expect "pcierrctl inject exit status" "$INJ_RC" 0
 	case $rec_mode in
@@ -51,7 +75,7 @@ mx_nic() {
 	reach "$mx_n" "$mx_host"
 	mx_ver=yes
 	[ "$reach_got" = "$reach_sent" ] && [ "$reach_sent" -gt 0 ] || mx_ver=NO
-	row "$mx_dev" "$mx_drv" "$handlers" "$mx_path" "$(ms "$fin_usec")" \
+	mx_row "$mx_dev" "$mx_drv" "$handlers" "$mx_path" "$(ms "$fin_usec")" \
 		"echoed $st_before" "$st_during ($st_lost lost)" "$st_after (resumed +$st_resume_ms ms)" \
 		"traffic: $reach_got/$reach_sent echoed" "$mx_ver"
 	[ "$mx_ver" = yes ] || fail "$mx_dev ($mx_drv) recovered but its traffic does not pass: $reach_got of $reach_sent echoed"
@@ -95,7 +119,7 @@ mx_disk() {
 	mx_ver=yes
 	run "$BLKPAT" check "/dev/$mx_d" 0 "$mx_sec"
 	[ "$rc" = 0 ] || mx_ver=NO
-	row "$mx_dev" "$mx_drv" "$handlers" "$mx_path" "$(ms "$fin_usec")" \
+	mx_row "$mx_dev" "$mx_drv" "$handlers" "$mx_path" "$(ms "$fin_usec")" \
 		"reads $bk_before" "$bk_during" "$bk_after" \
 		"wrong bytes: $bk_bad; /dev/$mx_d read back $([ "$rc" = 0 ] && echo right || echo WRONG)" "$mx_ver"
 	expect "reads that returned wrong bytes" "$bk_bad" 0
@@ -140,6 +164,7 @@ mx_io_stats() {
 	wait "$MX_IO_PID" 2>/dev/null
 	_r=$(awk -v t0="$1" -v t1="$2" '{ p = $1 < t0 ? 1 : ($1 < t1 ? 2 : 3); n[p]++; if ($2 == "ok") o[p]++ }
 		END { printf "%d/%d %d/%d %d/%d\n", o[1], n[1], o[2], n[2], o[3], n[3] }' "$TMP/mxio")
+	# shellcheck disable=SC2086 # the fields
 	set -- $_r
 	io_before=$1 io_during=$2 io_after=$3
 	echo "  I/O: before $io_before, during $io_during, after $io_after ok"
@@ -178,7 +203,7 @@ mx_class() {
 	fi
 	mx_func="${mx_glob%%/*}: ${mx_before:--} -> ${mx_after:-none}"
 	[ "$mx_ver" = NO ] && [ -n "$mx_known" ] && mx_ver="NO ($mx_known)"
-	row "$mx_dev" "$mx_drv" "$handlers" "$mx_path" "$(ms "$fin_usec")" \
+	mx_row "$mx_dev" "$mx_drv" "$handlers" "$mx_path" "$(ms "$fin_usec")" \
 		"$io_before" "$io_during" "$io_after" "$mx_func" "$mx_ver"
 	if [ -n "$mx_known" ]; then
 		[ "$mx_ver" != yes ] || fail "$mx_dev ($mx_drv) is known to come back dead ($mx_known), but it works: update this scenario and docs/drivers.md"
