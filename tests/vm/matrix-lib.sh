@@ -87,9 +87,9 @@ mx_nic() {
 # disk is below the host controller's root hub and port, an SD card below
 # the mmc host, an AHCI disk below its ata port)
 mx_disk_of() {
-	_b=$(find "$SYS/$1/" -mindepth 2 -maxdepth 12 -path '*/block/*' \
-		\( -name 'sd[a-z]' -o -name 'vd[a-z]' -o -name 'nvme*n1' -o -name 'mmcblk[0-9]' \) \
-		2>/dev/null | head -n 1)
+	_b=$(find "$SYS/$1/" -mindepth 2 -maxdepth 12 \( -path '*/block/*' \
+		\( -name 'sd[a-z]' -o -name 'vd[a-z]' -o -name 'mmcblk[0-9]' \) \) -o \
+		\( -path '*/nvme/nvme*' -name 'nvme*n1' \) 2>/dev/null | head -n 1)
 	[ -n "$_b" ] || return 1
 	basename "$_b"
 }

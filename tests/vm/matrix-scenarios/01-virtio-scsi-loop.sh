@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 900
+# timeout: 1800
 #
 # Matrix 1: no freeze hangs (issue 25 point 3). A virtio-scsi HBA
 # (virtio-pci has no handlers: pcierrd's full hotplug fallback) frozen

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 240
+# timeout: 480
 #
 # Matrix: the tulip NIC (tulip) frozen with the peer's UDP stream running,
 # recovered by pcierrd; then a fresh stream must be echoed in full

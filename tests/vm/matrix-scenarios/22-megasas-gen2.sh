@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 420
+# timeout: 600
 #
 # Matrix: a megasas-gen2 disk (megaraid_sas, no handlers) frozen with a
 # reader's O_DIRECT reads running; afterwards the new disk read back whole

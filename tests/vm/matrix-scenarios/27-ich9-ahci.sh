@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 240
+# timeout: 480
 #
 # Matrix: an ich9-ahci disk (ahci) frozen with a reader's O_DIRECT reads
 # running; afterwards the disk (a new one after a rescan) read back whole

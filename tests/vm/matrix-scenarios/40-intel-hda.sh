@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 240
+# timeout: 480
 #
 # Matrix: an intel-hda with a codec (snd_hda_intel): its sound card
 # must come back

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 240
+# timeout: 480
 #
 # Matrix: an ES1370 (snd_ens1370): its sound card must come back
 # (tests/vm/matrix-lib.sh).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 240
+# timeout: 480
 #
 # Matrix: a pci-serial (serial, 8250_pci) with writes to its port
 # running: its ttyS must come back. It does not today (issue 25: the

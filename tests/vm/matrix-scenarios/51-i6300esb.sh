@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 240
+# timeout: 480
 #
 # Matrix: an i6300esb watchdog (i6300esb): its watchdog device must
 # come back (it is never armed)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 240
+# timeout: 480
 #
 # Matrix: a virtio-rng (virtio_rng) with reads from /dev/hwrng
 # running: they must work again
