@@ -11,4 +11,4 @@
 . "$PCIERR_TREE/tests/vm/drivers-lib.sh"
 # shellcheck source=tests/vm/matrix-lib.sh
 . "$PCIERR_TREE/tests/vm/matrix-lib.sh"
-mx_class wdt "$RP_WDT" "$WDT" i6300esb "watchdog/watchdog*" -
+mx_class wdt "$RP_WDT" "$WDT" "i6300ESB timer" "watchdog/watchdog*" -
