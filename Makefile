@@ -87,6 +87,7 @@ check: deps
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
 	$(MAKE) vm-drivers-check
+	$(MAKE) vm-matrix-check
 	$(MAKE) ppc-boot-check
 
 demo: deps

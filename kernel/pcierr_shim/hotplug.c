@@ -174,6 +174,7 @@ static int pcierr_disconnect(struct pcierr_pe *pe, struct pcierr_dev *only)
 			pcierr_unfreeze_dev(devs[i], true);
 			thawed++;
 		}
+		pcierr_fail_lost_io(pdev);
 	}
 	pcierr_snapshot_put(devs, n);
 	if (thawed)

@@ -314,6 +314,9 @@ void pcierr_op_disable(struct pcierr_op *op);
 void pcierr_op_enable(struct pcierr_op *op);
 void pcierr_keep_away(struct pcierr_dev *dev);
 
+/* surprise.c */
+void pcierr_fail_lost_io(struct pci_dev *pdev);
+
 /* owner.c: the owner timeout and HOLD */
 void pcierr_owner_arm(struct pcierr_pe *pe, bool listeners);
 void pcierr_owner_fn(struct work_struct *work);

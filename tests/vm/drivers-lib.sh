@@ -266,9 +266,11 @@ stream_stats() {
 
 # --- disks ----------------------------------------------------------------
 
-# disk_of DEV: the block device (sdX, nvmeXnY) of the storage controller DEV
+# disk_of DEV: the block device (sdX, nvmeXnY, vdX) of the storage
+# controller DEV (virtio's below its virtio device)
 disk_of() {
-	for _b in "$SYS/$1"/host*/target*/*/block/* "$SYS/$1"/nvme/nvme*/nvme*n*; do
+	for _b in "$SYS/$1"/host*/target*/*/block/* "$SYS/$1"/nvme/nvme*/nvme*n* \
+		"$SYS/$1"/virtio*/host*/target*/*/block/* "$SYS/$1"/virtio*/block/*; do
 		[ -e "$_b" ] && { basename "$_b"; return 0; }
 	done
 	return 1

@@ -189,6 +189,33 @@ vm-drivers-defects: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \
 		--timeout $(VM_DRIVERS_TIMEOUT) $(VM_DRIVERS_DEFECTS)
 
+# Issue 25: the device-class matrix (tests/vm/topology-matrix and
+# topology-matrix-io, tests/vm/matrix-scenarios, docs/drivers.md "The
+# device-class matrix"): one device of each class frozen with its I/O
+# running, one row each, and the virtio-scsi freeze loop (no freeze
+# hangs). vm-matrix-check is make check's part (one boot: the loop and
+# virtio-blk); vm-matrix-full runs every device, in two boots (S= picks
+# scenarios of the first boot, SIO= of the second).
+VM_MATRIX_TIMEOUT ?= 2400
+VM_MATRIX_SCEN ?= 01-virtio-scsi-loop 20-virtio-blk
+VM_MATRIX_A := 01-virtio-scsi-loop 10-e1000 12-virtio-net 13-e1000e 16-vmxnet3 \
+	20-virtio-blk 21-nvme 26-pvscsi 27-ich9-ahci 28-sdhci 30-qemu-xhci 31-usb-ehci \
+	40-intel-hda 51-i6300esb 52-virtio-rng
+VM_MATRIX_B := 11-pcnet 14-rtl8139 15-ne2k-pci 17-tulip 18-i82559er 22-megasas-gen2 \
+	23-mptsas1068 24-lsi53c895a 25-am53c974 41-es1370 42-ac97 50-pci-serial
+.PHONY: vm-matrix-check vm-matrix-full
+vm-matrix-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
+	$(VM_DIR)/run --topology matrix --build $(BUILD) --kver $(KVER) \
+		--timeout $(VM_MATRIX_TIMEOUT) $(or $(S),$(VM_MATRIX_SCEN))
+
+vm-matrix-full: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
+	rc=0; \
+	$(VM_DIR)/run --topology matrix --build $(BUILD) --kver $(KVER) \
+		--timeout $(VM_MATRIX_TIMEOUT) $(or $(S),$(VM_MATRIX_A)) || rc=1; \
+	$(VM_DIR)/run --topology matrix-io --build $(BUILD) --kver $(KVER) \
+		--timeout $(VM_MATRIX_TIMEOUT) $(or $(SIO),$(VM_MATRIX_B)) || rc=1; \
+	exit $$rc
+
 # Issue 11 point 9, the VM-reset half: pcierrd's state on an ext4 virtio
 # disk, the VM reset (QEMU system_reset) three times during recoveries,
 # checked after each reboot (tests/vm/powercut-scenarios, run --topology

@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 480
+#
+# Matrix: the tulip NIC (tulip) frozen with the peer's UDP stream running,
+# recovered by pcierrd; then a fresh stream must be echoed in full
+# (tests/vm/matrix-lib.sh).
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+# shellcheck source=tests/vm/drivers-lib.sh
+. "$PCIERR_TREE/tests/vm/drivers-lib.sh"
+# shellcheck source=tests/vm/matrix-lib.sh
+. "$PCIERR_TREE/tests/vm/matrix-lib.sh"
+mx_nic tulip "$RP_TULIP" "$TULIP" tulip 20

@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 480
+#
+# Matrix: an lsi53c895a disk (sym53c8xx) frozen with a reader's O_DIRECT reads
+# running; afterwards the disk (a new one after a rescan) read back whole
+# (tests/vm/matrix-lib.sh).
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+# shellcheck source=tests/vm/drivers-lib.sh
+. "$PCIERR_TREE/tests/vm/drivers-lib.sh"
+# shellcheck source=tests/vm/matrix-lib.sh
+. "$PCIERR_TREE/tests/vm/matrix-lib.sh"
+mx_disk sym "$RP_SYM" "$SYM" sym53c8xx "$DISK_MXSYM_SECTORS"

@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 480
+#
+# Matrix: an am53c974 disk (am53c974) frozen with a reader's O_DIRECT reads
+# running; afterwards the disk (a new one after a rescan) read back whole
+# (tests/vm/matrix-lib.sh).
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+# shellcheck source=tests/vm/drivers-lib.sh
+. "$PCIERR_TREE/tests/vm/drivers-lib.sh"
+# shellcheck source=tests/vm/matrix-lib.sh
+. "$PCIERR_TREE/tests/vm/matrix-lib.sh"
+mx_disk am53c974 "$RP_AM53C974" "$AM53C974" am53c974 "$DISK_AM53C974_SECTORS"

@@ -1,0 +1,13 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 480
+#
+# Matrix: an ES1370 (snd_ens1370): its sound card must come back
+# (tests/vm/matrix-lib.sh).
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB"
+# shellcheck source=tests/vm/drivers-lib.sh
+. "$PCIERR_TREE/tests/vm/drivers-lib.sh"
+# shellcheck source=tests/vm/matrix-lib.sh
+. "$PCIERR_TREE/tests/vm/matrix-lib.sh"
+mx_class es1370 "$RP_ES1370" "$ES1370" snd_ens1370 "sound/card*" -
