@@ -185,6 +185,25 @@ vm-drivers-defects: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \
 		--timeout $(VM_DRIVERS_TIMEOUT) $(VM_DRIVERS_DEFECTS)
 
+# The second kernel (docs/kernels.md): Debian 12's 6.12, whatever KVER
+# says. make check runs on it the driver suite (with 03-nvme, which passes
+# on 6.12: its nvme-pci re-enables the shadow doorbells before it restarts
+# the queues) and the scenarios that exercise resets, hotplug and the
+# switch; make check-kernels runs every suite on it.
+VM_612_KVER = $(call kver_of,6.12)
+VM_612_SCEN ?= 02-inject 03-e1000e-recovery 04-testdrv-matrix 05-remove-rescan \
+	08-hot-remove 10-partial-hotplug 12-pcierrd-disable 20-switch-subtree \
+	23-hotunplug-recovery 29-hotplug-into-frozen-pe 35-switch-cards-gone \
+	36-rescan-probe-waits
+VM_612_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 03-nvme 04-rtl8139-hotplug \
+	05-nvme-reset-once 06-profiles 07-e1000-disable 99-megasas-hotplug
+.PHONY: vm-check-6.12
+vm-check-6.12:
+	@test -n "$(VM_612_KVER)" || { echo "vm-check-6.12: no 6.12 kernel with headers (scripts/install-deps)" >&2; exit 1; }
+	$(MAKE) --no-print-directory vm-scenario KVER=$(VM_612_KVER) S="$(VM_612_SCEN)"
+	$(MAKE) --no-print-directory vm-drivers-check KVER=$(VM_612_KVER) \
+		S="$(VM_612_DRIVERS_SCEN)"
+
 # Issue 11 point 9, the VM-reset half: pcierrd's state on an ext4 virtio
 # disk, the VM reset (QEMU system_reset) three times during recoveries,
 # checked after each reboot (tests/vm/powercut-scenarios, run --topology
