@@ -194,7 +194,7 @@ VM_612_KVER = $(call kver_of,6.12)
 VM_612_SCEN ?= 02-inject 03-e1000e-recovery 04-testdrv-matrix 05-remove-rescan \
 	08-hot-remove 10-partial-hotplug 12-pcierrd-disable 20-switch-subtree \
 	23-hotunplug-recovery 29-hotplug-into-frozen-pe 35-switch-cards-gone \
-	36-rescan-probe-waits
+	36-rescan-probe-waits 37-slot-reset-state
 VM_612_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 03-nvme 04-rtl8139-hotplug \
 	05-nvme-reset-once 06-profiles 07-e1000-disable 99-megasas-hotplug
 .PHONY: vm-check-6.12
