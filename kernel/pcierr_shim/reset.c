@@ -46,7 +46,12 @@ static int pcierr_reset_bridge(struct pcierr_pe *pe, struct pci_dev *bridge)
 #endif
 	int ret;
 
-	device_lock(&bridge->dev);
+	/*
+	 * pci_dev_lock(): device_lock and the config-access lock, as the
+	 * core's bus reset takes them; 6.12 warns of a secondary bus reset
+	 * without the latter ("unlocked secondary bus reset").
+	 */
+	pci_dev_lock(bridge);
 #ifdef CONFIG_HOTPLUG_PCI
 	if (bridge->dev.driver && bridge->subordinate) {
 		list_for_each_entry(slot, &bridge->subordinate->slots, list) {
@@ -65,7 +70,7 @@ static int pcierr_reset_bridge(struct pcierr_pe *pe, struct pci_dev *bridge)
 		pcierr_pe_info(pe, "secondary bus reset\n");
 		ret = pci_bridge_secondary_bus_reset(bridge);
 	}
-	device_unlock(&bridge->dev);
+	pci_dev_unlock(bridge);
 	return ret;
 }
 
