@@ -103,15 +103,18 @@ check: deps
 # module's checks and vm-check-6.12). Not part of make check (time).
 check-kernels: deps
 	$(MAKE) all
-	set -e; for s in $(KSERIES_ALL); do \
-		k=$$(scripts/vm-kernel-version $$s); \
-		$(MAKE) module-check KVER=$$k; \
-		$(MAKE) module-rt-check KVER=$$k; \
-		$(MAKE) testdrv-check KVER=$$k; \
-		$(MAKE) vm-check KVER=$$k; \
-		$(MAKE) vm-systemd-check KVER=$$k; \
-		$(MAKE) vm-drivers-check KVER=$$k; \
-	done
+	$(foreach s,$(KSERIES_ALL),$(MAKE) kernel-suites KVER=$(call kver_of,$(s)) \
+		VM_DRIVERS_SCEN="$(VM_DRIVERS_SCEN_$(s))" && ) true
+
+# check-kernels' part for one kernel (KVER)
+.PHONY: kernel-suites
+kernel-suites:
+	$(MAKE) module-check
+	$(MAKE) module-rt-check
+	$(MAKE) testdrv-check
+	$(MAKE) vm-check
+	$(MAKE) vm-systemd-check
+	$(MAKE) vm-drivers-check
 
 demo: deps
 	$(MAKE) all

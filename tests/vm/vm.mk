@@ -200,6 +200,9 @@ VM_612_SCEN ?= 02-inject 03-e1000e-recovery 04-testdrv-matrix 05-remove-rescan \
 # write as the run's fill left them, and 03 writes there too)
 VM_612_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 04-rtl8139-hotplug \
 	05-nvme-reset-once 03-nvme 06-profiles 07-e1000-disable 99-megasas-hotplug
+# the driver suite of each series for make check-kernels
+VM_DRIVERS_SCEN_6.1 := $(VM_DRIVERS_SCEN)
+VM_DRIVERS_SCEN_6.12 := $(VM_612_DRIVERS_SCEN)
 .PHONY: vm-check-6.12
 vm-check-6.12:
 	@test -n "$(VM_612_KVER)" || { echo "vm-check-6.12: no 6.12 kernel with headers (scripts/install-deps)" >&2; exit 1; }
