@@ -38,6 +38,12 @@ DKMSSRCDIR     ?= /usr/src
 KSERIES ?= 6.1
 KVER    ?= $(shell scripts/vm-kernel-version $(KSERIES) 2>/dev/null)
 KDIR    ?= /lib/modules/$(KVER)/build
+# Every series the module supports (docs/kernels.md): make check builds
+# and checks the module for each, and tests the second one in the VM too
+# (vm-check-6.12); make check-kernels runs every VM suite on each.
+KSERIES_ALL := 6.1 6.12
+# $(call kver_of,SERIES): that series' kernel, as KVER would be
+kver_of = $(shell scripts/vm-kernel-version $(1) 2>/dev/null)
 
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -55,7 +61,7 @@ SQLITE_LIBS   := $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
 SYSTEMD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libsystemd 2>/dev/null)
 SYSTEMD_LIBS   := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null)
 
-.PHONY: all check demo install clean deps unit-check install-check vm-check
+.PHONY: all check check-kernels demo install clean deps unit-check install-check vm-check
 all:
 install: all
 
@@ -77,6 +83,8 @@ check: deps
 	$(MAKE) all
 	$(MAKE) module-check
 	$(MAKE) module-rt-check
+	$(MAKE) module-check KVER=$(call kver_of,6.12)
+	$(MAKE) module-rt-check KVER=$(call kver_of,6.12)
 	$(MAKE) testdrv-check
 	$(MAKE) unit-check
 	$(MAKE) unit-asan
@@ -88,7 +96,26 @@ check: deps
 	$(MAKE) vm-systemd-check
 	$(MAKE) vm-drivers-check
 	$(MAKE) vm-matrix-check
+	$(MAKE) vm-drivers-check-6.12
 	$(MAKE) ppc-boot-check
+
+# Everything kernel-bound on every supported series: the module's checks,
+# then every VM suite (make check runs them all on 6.1, and on 6.12 the
+# module's checks and vm-drivers-check-6.12). Not part of make check (time).
+check-kernels: deps
+	$(MAKE) all
+	$(foreach s,$(KSERIES_ALL),$(MAKE) kernel-suites KVER=$(call kver_of,$(s)) \
+		VM_DRIVERS_SCEN="$(VM_DRIVERS_SCEN_$(s))" && ) true
+
+# check-kernels' part for one kernel (KVER)
+.PHONY: kernel-suites
+kernel-suites:
+	$(MAKE) module-check
+	$(MAKE) module-rt-check
+	$(MAKE) testdrv-check
+	$(MAKE) vm-check
+	$(MAKE) vm-systemd-check
+	$(MAKE) vm-drivers-check
 
 demo: deps
 	$(MAKE) all

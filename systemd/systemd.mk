@@ -19,9 +19,12 @@
 PCIERR_VERSION := $(LIBPCIERR_VERSION)
 
 # the module's sources as kbuild needs them (no build products)
+# (and its feature probes; never the header they generate here, which
+# names the kernel built for last: DKMS probes each kernel itself)
 DKMS_SRCS := kernel/pcierr_shim/Kbuild \
 	$(filter-out %.mod.c,$(wildcard kernel/pcierr_shim/*.c)) \
-	$(wildcard kernel/pcierr_shim/*.h)
+	$(filter-out %/pcierr-features.h,$(wildcard kernel/pcierr_shim/*.h))
+DKMS_PROBES := $(wildcard kernel/pcierr_shim/probes/*.c)
 DKMS_DEST := $(DESTDIR)$(DKMSSRCDIR)/pcierr-$(PCIERR_VERSION)
 
 .PHONY: install-systemd install-dbus install-dkms install-pcierrctl install-post
@@ -49,6 +52,9 @@ install-dkms:
 	install -d $(DKMS_DEST)/uapi/linux
 	install -m 0644 $(DKMS_SRCS) $(DKMS_DEST)/
 	install -m 0644 kernel/pcierr_shim/uapi/linux/pcierr.h $(DKMS_DEST)/uapi/linux/
+	install -d $(DKMS_DEST)/probes
+	install -m 0644 $(DKMS_PROBES) $(DKMS_DEST)/probes/
+	install -m 0755 kernel/pcierr_shim/compat-probe $(DKMS_DEST)/
 	sed -e 's|^PACKAGE_VERSION=.*|PACKAGE_VERSION="$(PCIERR_VERSION)"|' \
 		kernel/pcierr_shim/dkms.conf > $(DKMS_DEST)/dkms.conf
 	chmod 0644 $(DKMS_DEST)/dkms.conf
@@ -78,4 +84,5 @@ endif
 .PHONY: install-check
 install-check: all
 	MAKE="$(MAKE)" tests/install-check --dkms-build --build $(BUILD) --kver $(KVER) \
+		--dkms-kernels "$(foreach s,$(KSERIES_ALL),$(call kver_of,$(s)))" \
 		--multiarch $(MULTIARCH) --version $(PCIERR_VERSION)

@@ -93,7 +93,7 @@ static bool pcierr_freeze_dev(struct pcierr_dev *dev, bool wake, bool *later)
 		if (wake) {
 			pm_runtime_get_sync(&pdev->dev);
 		} else {
-			r = pm_runtime_get_if_active(&pdev->dev, true);
+			r = pcierr_rpm_get_if_active(&pdev->dev);
 			if (!r) {
 				*later = true;
 				return false;

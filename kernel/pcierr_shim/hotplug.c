@@ -236,7 +236,7 @@ static int pcierr_hold_one(struct pci_dev *pdev, void *data)
 	struct list_head *held = data;
 	struct pcierr_held *h;
 
-	if (pdev->match_driver || pdev->driver_override)
+	if (pdev->match_driver || pcierr_override_any(pdev))
 		return 0;
 	h = kmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
@@ -257,9 +257,7 @@ static void pcierr_hold_probes(struct pci_dev *pdev, struct pci_bus *bus,
 	else
 		pci_walk_bus(bus, pcierr_hold_one, held);
 	list_for_each_entry_safe(h, tmp, held, node) {
-		if (driver_set_override(&h->pdev->dev, &h->pdev->driver_override,
-					PCIERR_HOLD_OVERRIDE,
-					strlen(PCIERR_HOLD_OVERRIDE))) {
+		if (pcierr_override_set(h->pdev, PCIERR_HOLD_OVERRIDE)) {
 			/* probed when added */
 			list_del(&h->node);
 			pci_dev_put(h->pdev);
@@ -271,21 +269,15 @@ static void pcierr_hold_probes(struct pci_dev *pdev, struct pci_bus *bus,
 /* Without the rescan/remove lock: the held devices' drivers, in order */
 static void pcierr_attach_held(struct pcierr_pe *pe, struct list_head *held)
 {
-	bool ours, away = pcierr_pe_disabled(pe);
+	bool away = pcierr_pe_disabled(pe);
 	struct pcierr_held *h, *tmp;
 	struct pci_dev *pdev;
 	int ret;
 
 	list_for_each_entry_safe(h, tmp, held, node) {
 		pdev = h->pdev;
-		/* a sysfs driver_override written meanwhile stays */
-		device_lock(&pdev->dev);
-		ours = pdev->driver_override &&
-		       !strcmp(pdev->driver_override, PCIERR_HOLD_OVERRIDE);
-		device_unlock(&pdev->dev);
-		if (ours) {
-			driver_set_override(&pdev->dev, &pdev->driver_override,
-					    "", 0);
+		/* a sysfs driver_override written meanwhile stays (R7) */
+		if (pcierr_override_clear_if(pdev, PCIERR_HOLD_OVERRIDE)) {
 			if (!away) {
 				ret = device_attach(&pdev->dev);
 				if (ret < 0 && ret != -EPROBE_DEFER)
@@ -500,9 +492,7 @@ void pcierr_keep_away(struct pcierr_dev *dev)
 	struct pcierr_kick *kick;
 	int ret;
 
-	ret = driver_set_override(&pdev->dev, &pdev->driver_override,
-				  PCIERR_DISABLED_OVERRIDE,
-				  strlen(PCIERR_DISABLED_OVERRIDE));
+	ret = pcierr_override_set(pdev, PCIERR_DISABLED_OVERRIDE);
 	if (ret)
 		pci_warn(pdev, "pcierr: cannot keep device away: %d\n", ret);
 	pci_info(pdev, "pcierr: PE %s is disabled: device kept away\n",

@@ -37,6 +37,7 @@
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 
+#include "compat.h"
 #include "pcierr.h"
 
 #define PCIERR_DISABLED_OVERRIDE	"pcierr-disabled"

@@ -161,8 +161,8 @@ static const struct nla_policy pcierr_watch_policy[PCIERR_A_PE_ID + 1] = {
 };
 
 /* Commands that change state need CAP_SYS_ADMIN (D5). */
-static int pcierr_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
-			      struct genl_info *info)
+static int pcierr_nl_pre_doit(const struct pcierr_genl_op *ops,
+			      struct sk_buff *skb, struct genl_info *info)
 {
 	if ((ops->internal_flags & PCIERR_NL_F_ADMIN) &&
 	    !netlink_capable(skb, CAP_SYS_ADMIN)) {

@@ -555,7 +555,7 @@ void pcierr_save_healthy(struct pcierr_dev *dev)
 	int rpm;
 
 	/* 0: suspended; < 0: runtime PM off, it stays as it is */
-	rpm = pm_runtime_get_if_active(d, true);
+	rpm = pcierr_rpm_get_if_active(d);
 	if (!rpm) {
 		pcierr_save_suspended(dev);
 		return;

@@ -81,6 +81,18 @@ struct pcierr_answer pcierr_report_one(struct pcierr_dev *dev, u32 step,
 			goto out;
 		}
 		break;
+	case PCIERR_STEP_SLOT_RESET:
+		/*
+		 * As the kernel's err.c built alongside does (R10): from 6.12
+		 * slot_reset sees the channel back to normal (the reset is
+		 * done), and a disconnected device is not called at all.
+		 */
+		if (PCIERR_SLOT_RESET_NORMAL &&
+		    !pcierr_set_io_state(pdev, pci_channel_io_normal)) {
+			res = PCI_ERS_RESULT_DISCONNECT;
+			goto out;
+		}
+		break;
 	case PCIERR_STEP_RESUME:
 		if (!pcierr_set_io_state(pdev, pci_channel_io_normal)) {
 			res = PCI_ERS_RESULT_DISCONNECT;

@@ -33,7 +33,10 @@ ppc_kbuild = rc=0; $(MAKE) -C $(PPC_KDIR) M=$(abspath $(1)) ARCH=powerpc \
 ppc-module:
 	@test -n "$(PPC_KDIR)" || { echo "ppc: no headers under $(PPC_ROOT): run scripts/install-deps" >&2; exit 1; }
 	@mkdir -p $(PPC_SHIM)/uapi/linux
-	cp -p kernel/pcierr_shim/*.c kernel/pcierr_shim/*.h kernel/pcierr_shim/Kbuild $(PPC_SHIM)/
+	cp -p kernel/pcierr_shim/*.c kernel/pcierr_shim/*.h kernel/pcierr_shim/Kbuild \
+		kernel/pcierr_shim/compat-probe $(PPC_SHIM)/
+	cp -rp kernel/pcierr_shim/probes $(PPC_SHIM)/
+	rm -f $(PPC_SHIM)/pcierr-features.h
 	cp -p kernel/pcierr_shim/uapi/linux/pcierr.h $(PPC_SHIM)/uapi/linux/
 	@$(call ppc_kbuild,$(PPC_SHIM),$(PPC_BUILD)/module.log)
 	cp $(PPC_SHIM)/pcierr_shim.ko $(PPC_BUILD)/pcierr_shim.ko

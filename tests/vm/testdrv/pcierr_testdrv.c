@@ -52,6 +52,10 @@
  *                              slot_reset=recovered resume"; empty if none.
  *                          w   any write clears the log
  *   running                r   the callback running now, or "-"
+ *   slot_reset_state       r   the channel state slot_reset() last saw
+ *                              (normal, frozen, perm_failure), or "-"
+ *                              (docs/kernels.md: 6.12's err.c sets it
+ *                              back to normal before slot_reset)
  *   config_reset           w   any write restores the defaults (results,
  *                              delays) and clears the log
  *
@@ -190,6 +194,7 @@ struct testdrv_dev {
 	enum testdrv_result result[CB_COUNT];	/* CB_RESUME unused */
 	unsigned int delay_ms[CB_COUNT];
 	int current_cb;			/* -1: none */
+	int slot_reset_state;		/* pci_channel_state_t, or -1 */
 	size_t log_len;
 	bool log_full;
 	char log[TESTDRV_LOG_MAX];
@@ -367,6 +372,9 @@ static pci_ers_result_t testdrv_slot_reset(struct pci_dev *pdev)
 	struct testdrv_dev *td = pci_get_drvdata(pdev);
 	enum testdrv_result r;
 
+	mutex_lock(&td->lock);
+	td->slot_reset_state = (__force int)READ_ONCE(pdev->error_state);
+	mutex_unlock(&td->lock);
 	r = testdrv_enter(td, CB_SLOT_RESET);
 	testdrv_log(td, "slot_reset=%s", res_names[r]);
 	dev_info(&pdev->dev, "slot_reset = %s\n", res_names[r]);
@@ -596,6 +604,20 @@ static ssize_t running_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%s\n", cb < 0 ? "-" : cb_names[cb]);
 }
 static DEVICE_ATTR_RO(running);
+
+static ssize_t slot_reset_state_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct testdrv_dev *td = to_td(dev);
+	int st;
+
+	mutex_lock(&td->lock);
+	st = td->slot_reset_state;
+	mutex_unlock(&td->lock);
+	return sysfs_emit(buf, "%s\n", st < 0 ? "-" :
+			  channel_state_name((__force pci_channel_state_t)st));
+}
+static DEVICE_ATTR_RO(slot_reset_state);
 
 static ssize_t config_reset_store(struct device *dev,
 				  struct device_attribute *attr,
@@ -932,6 +954,7 @@ static struct attribute *testdrv_dev_attrs[] = {
 	&dev_attr_delay_resume.attr,
 	&dev_attr_calls.attr,
 	&dev_attr_running.attr,
+	&dev_attr_slot_reset_state.attr,
 	&dev_attr_config_reset.attr,
 	&dev_attr_release.attr,
 	&dev_attr_delay_remove.attr,
@@ -1083,6 +1106,7 @@ static int testdrv_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&td->lock);
 	spin_lock_init(&td->storm_lock);
 	td->current_cb = -1;
+	td->slot_reset_state = -1;
 	td->check_result = -ENODATA;
 	testdrv_defaults(td);
 
