@@ -20,20 +20,16 @@
 
 kver=$(uname -r)
 # A server running one kernel: the VM's root is the build host's, which
-# also has other kernels' headers (PREEMPT_RT, 6.12: module-rt-check and
-# the 6.12 build) that DKMS would build for as "the newest kernel"; each
-# build costs minutes under TCG. They are moved aside in the guest only
-# (the host's files are untouched), before the state of the root is taken.
+# also has other kernels (6.12, and headers of PREEMPT_RT ones: for other
+# targets); DKMS's postinst builds for the running kernel and "the newest
+# one" (by /boot/config-*), minutes each under TCG. Their configs are moved
+# aside in the guest only (the host's files are untouched; their module
+# trees stay: moving them would copy them up), before the root's state is
+# taken.
+mkdir -p /var/tmp/other-kernels
 for c in /boot/config-*; do
-	k=${c#/boot/config-}
-	[ "$k" = "$kver" ] && continue
-	mkdir -p /var/tmp/other-kernels
+	[ "${c#/boot/config-}" = "$kver" ] && continue
 	mv "$c" /var/tmp/other-kernels/ && info "moved aside in the guest: $c"
-done
-for d in /lib/modules/*; do
-	[ "${d##*/}" = "$kver" ] && continue
-	mkdir -p /var/tmp/other-kernels/modules
-	mv "$d" /var/tmp/other-kernels/modules/ && info "moved aside in the guest: $d"
 done
 
 for p in $PKGS; do
