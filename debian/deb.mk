@@ -30,7 +30,7 @@ alerts-check:
 # scenarios of tests/vm/deb-scenarios install, upgrade, remove and purge
 # them with apt in the guest, whose root is the host's under a tmpfs
 # overlay. The host itself never gets them: checked before and after.
-DEB_CHECK_TIMEOUT ?= 2400
+DEB_CHECK_TIMEOUT ?= 5400
 DEB_PKGS := pcierr-dkms pcierrd libpcierr2 libpcierr-dev
 
 define deb_host_clean

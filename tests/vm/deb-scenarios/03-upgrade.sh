@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 1200
+# timeout: 2400
 #
 # deb 3: an upgrade to a rebuilt higher version ("apt-get install
 # ./*.deb" of $PCIERR_DEBS_UP).

@@ -28,7 +28,14 @@ apt_install_debs() {
 	cd "$1" || fail "no $1"
 	ls ./*.deb
 	_t0=$(now_ns)
-	run $APT install ./*.deb
+	# apt's output as it comes (with the seconds since it started): when
+	# the scenario's time runs out, the log says where (DKMS's build)
+	echo "+ $APT install ./*.deb"
+	{ $APT install ./*.deb; echo $? > "$TMP/apt.rc"; } 2>&1 |
+		while IFS= read -r _l; do
+			echo "  | [$(ms_between "$_t0" "$(now_ns)" | awk '{ printf "%.1f", $1 / 1000 }')s] $_l"
+		done
+	rc=$(cat "$TMP/apt.rc")
 	expect "apt-get install ./*.deb in $1: exit status" "$rc" 0
 	ok "apt-get install took $(ms_between "$_t0" "$(now_ns)") ms"
 	cd /
