@@ -16,7 +16,7 @@ DEB_DIR    := $(BUILD)/deb
 DEB_UP_DIR := $(BUILD)/deb-upgrade
 # the upgrade deb-check installs over the first: the same sources, a higher
 # Debian version (a rebuild, as a distribution's binNMU would be)
-DEB_UP_VERSION := $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)+rebuild1
+DEB_UP_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)+rebuild1
 
 .PHONY: deb alerts-check deb-check
 deb:
