@@ -4,7 +4,8 @@
 # fragment (*.mk); this file holds what they share.
 #
 #   make            build everything (module, library, tools)
-#   make check      unit tests, then the VM tests
+#   make check      unit tests, then the VM tests, then the packages
+#   make deb        the Debian packages (debian/deb.mk)
 #   make demo       build, boot the test VM, show recovery
 #   make install    DESTDIR= PREFIX= honoured
 
@@ -61,12 +62,16 @@ SQLITE_LIBS   := $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
 SYSTEMD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libsystemd 2>/dev/null)
 SYSTEMD_LIBS   := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null)
 
-.PHONY: all check check-kernels demo install clean deps unit-check install-check vm-check
+.PHONY: all check check-kernels demo install clean deps deps-demo unit-check install-check vm-check
 all:
 install: all
 
 deps:
 	scripts/install-deps
+
+# only what the demo uses (no cross toolchain, kernel sources, ...)
+deps-demo:
+	scripts/install-deps demo
 
 include kernel/kernel.mk
 include lib/libpcierr/libpcierr.mk
@@ -78,6 +83,7 @@ include tests/vm/vm.mk
 include tests/fuzz/fuzz.mk
 include tests/ppc/ppc.mk
 include bench/bench.mk
+include debian/deb.mk
 
 check: deps
 	$(MAKE) all
@@ -94,6 +100,8 @@ check: deps
 	$(MAKE) bench-check
 	$(MAKE) vm-check
 	$(MAKE) vm-systemd-check
+	$(MAKE) alerts-check
+	$(MAKE) deb
 	$(MAKE) vm-drivers-check
 	$(MAKE) vm-matrix-check
 	$(MAKE) vm-drivers-check-6.12
@@ -117,7 +125,7 @@ kernel-suites:
 	$(MAKE) vm-systemd-check
 	$(MAKE) vm-drivers-check
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all
 	$(MAKE) vm-demo
 

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The Debian packages (debian/; README "Installing on a server"); included
+# by the top-level Makefile.
+#
+#   make deb           pcierr-dkms, pcierrd, libpcierr2, libpcierr-dev (and
+#                      their -dbgsym) in $(DEB_DIR), built by
+#                      dpkg-buildpackage from a copy of the tree, lintian
+#                      clean (scripts/build-deb)
+#   make alerts-check  promtool check rules and test rules on the example
+#                      alert rules pcierrd ships (docs/pcierr-alerts.yml)
+#   make deb-check     the packages installed, upgraded, removed and purged
+#                      by apt in the systemd test VM (tests/deb/README)
+
+DEB_DIR    := $(BUILD)/deb
+DEB_UP_DIR := $(BUILD)/deb-upgrade
+# the upgrade deb-check installs over the first: the same sources, a higher
+# Debian version (a rebuild, as a distribution's binNMU would be)
+DEB_UP_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)+rebuild1
+
+.PHONY: deb alerts-check deb-check
+deb:
+	scripts/build-deb $(DEB_DIR)
+
+alerts-check:
+	promtool check rules docs/pcierr-alerts.yml
+	cd docs && promtool test rules pcierr-alerts.test.yml
+
+# The packages in the systemd test VM (tests/vm/run --systemd --deb): the
+# scenarios of tests/vm/deb-scenarios install, upgrade, remove and purge
+# them with apt in the guest, whose root is the host's under a tmpfs
+# overlay. The host itself never gets them: checked before and after.
+DEB_CHECK_TIMEOUT ?= 5400
+DEB_PKGS := pcierr-dkms pcierrd libpcierr2 libpcierr-dev
+
+define deb_host_clean
+	@for p in $(DEB_PKGS); do \
+		if [ "$$(dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | cut -c1-2)" = ii ]; then \
+			echo "deb-check: $$p is installed on the host $(1): deb-check must not install it there" >&2; \
+			exit 1; fi; done
+endef
+
+deb-check: $(VM_DEPS) $(JSON_CHECK)
+	$(call deb_host_clean,before the test)
+	scripts/build-deb $(DEB_DIR)
+	scripts/build-deb --no-lintian $(DEB_UP_DIR) $(DEB_UP_VERSION)
+	$(VM_DIR)/run --systemd --deb $(DEB_DIR) --deb-upgrade $(DEB_UP_DIR) --build $(BUILD) \
+		--kver $(KVER) --timeout $(DEB_CHECK_TIMEOUT) $(S)
+	$(call deb_host_clean,after the test)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# timeout: 600
+#
+# deb 5: "apt-get purge" of the removed packages.
+#   apt exits 0; the packages are unknown to dpkg; the state database
+#   (/var/lib/pcierr) and the configuration (/etc/pcierr) are gone; no path
+#   of the packages (dpkg -L in 01-install) is left but the directories
+#   the host has too; and the root is as it was before 01-install: the
+#   same differences from the host's (root_snapshot, common.sh), apt's and
+#   dpkg's own records aside.
+# shellcheck source=tests/vm/deb-scenarios/common.sh
+. "$(dirname "$0")/common.sh"
+
+left=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' $PKGS pcierrd-dbgsym libpcierr2-dbgsym 2>/dev/null |
+	awk '$2 != "un" { print $1 }' | tr '\n' ' ')
+# shellcheck disable=SC2086
+run $APT purge $left
+expect "apt-get purge exit status" "$rc" 0
+for p in $PKGS; do
+	expect "$p after the purge" "$(status "$p")" ""
+done
+[ -e /var/lib/pcierr ] && fail "/var/lib/pcierr is left after the purge"
+ok "the state database is gone"
+[ -e /etc/pcierr ] && fail "/etc/pcierr is left after the purge: $(find /etc/pcierr)"
+ok "the configuration is gone"
+
+n=0
+while read -r f; do
+	[ -e "$f" ] || [ -L "$f" ] || continue
+	[ -d "$f" ] && [ ! -L "$f" ] && [ -d "$LOWER$f" ] && continue
+	echo "left: $f"
+	n=$((n + 1))
+done < "$STATE/files"
+[ "$n" = 0 ] || fail "$n paths of the packages are left after the purge"
+ok "no path of the packages is left ($(wc -l < "$STATE/files") checked)"
+
+root_snapshot > "$STATE/root-after"
+if ! diff -u "$STATE/root-before" "$STATE/root-after"; then
+	fail "the root differs from before the install (above: - before, + after the purge)"
+fi
+ok "the root is as before the install ($(wc -l < "$STATE/root-after") differences from the host's, none new)"
