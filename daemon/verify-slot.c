@@ -107,6 +107,10 @@ bool verify_slot_check(struct verify_slot *v, bool final, char *missing, size_t 
 			now.present = false;
 		if (verify_compare(&v->snaps[i], &now, one, sizeof(one)))
 			continue;
+		/* its driver was unloaded meanwhile: nothing to expect back */
+		if (v->snaps[i].driver[0] &&
+		    !verify_driver_loaded(verify_sysfs_root, v->snaps[i].driver))
+			continue;
 		ok = false;
 		if (!missing || size == 0)
 			continue;

@@ -137,3 +137,14 @@ int verify_read_sysfs(const char *root, const char *addr, struct verify_snapshot
 	close(fd);
 	return 0;
 }
+
+bool verify_driver_loaded(const char *root, const char *driver)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!driver || !*driver || strchr(driver, '/'))
+		return false;
+	snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", root, driver);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

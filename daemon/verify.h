@@ -91,4 +91,12 @@ bool verify_compare(const struct verify_snapshot *before, const struct verify_sn
  */
 int verify_read_sysfs(const char *root, const char *addr, struct verify_snapshot *ret);
 
+/*
+ * Is the PCI driver registered (root/bus/pci/drivers/NAME exists)? A
+ * driver unloaded meanwhile (its module removed, e.g. to end a callback
+ * that hangs) cannot bind again, nor bring its class devices back: that is
+ * the administrator's doing, not a recovery that failed.
+ */
+bool verify_driver_loaded(const char *root, const char *driver);
+
 #endif /* PCIERRD_VERIFY_H */

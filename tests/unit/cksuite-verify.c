@@ -215,6 +215,7 @@ static void build_tree(void)
 	snprintf(root, sizeof(root), "/tmp/ck-verify.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	mk("bus/pci/devices");
+	mk("bus/pci/drivers/serial");
 	mk(DEV);
 	ln("../../../" DEV, "bus/pci/devices/0000:01:00.0");
 	ln("../../../../bus/pci/drivers/serial", DEV "/driver");
@@ -285,6 +286,14 @@ START_TEST(test_sysfs)
 	ck_assert_int_eq(verify_read_sysfs(root, "0000:01:00.0", &now), 0);
 	ck_assert(!verify_compare(&before, &now, missing, sizeof(missing)));
 	ck_assert_msg(strstr(missing, "driver serial not bound"), "%s", missing);
+
+	/* ... and the driver is still there to bind: expected back; once it
+	 * is unloaded (rmmod), it is not */
+	ck_assert(verify_driver_loaded(root, "serial"));
+	ck_assert(!verify_driver_loaded(root, "8250_pci"));
+	ck_assert(!verify_driver_loaded(root, "../devices"));
+	rm("bus/pci/drivers/serial");
+	ck_assert(!verify_driver_loaded(root, "serial"));
 
 	/* removed and not rescanned */
 	rm("bus/pci/devices/0000:01:00.0");
