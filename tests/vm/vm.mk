@@ -94,12 +94,17 @@ VM_SOAK_SCEN  := 41-pcierrd-bus-abuse 42-pcierrd-storm
 # are mended). 26 and 29 pass since branch k-faults, 28 and 30 since
 # branch d-faults, 31 since branch d-resync (the restarted pcierrd
 # records the end of a RECOVER that ended while it was dead), 33 since
-# branch load-id (the shim's load id). 44 (issue 22, review R3: the nvme
+# branch load-id (the shim's load id). 48 (issue 22, review R3: the nvme
 # holding swap, frozen under reclaim and recovered) fails after the
 # shim's RECOVER has ended "recovered": Debian 6.1's nvme-pci loses the
 # requests it sends again after the reset (QEMU 7.2's shadow doorbells,
-# docs/drivers.md "03-nvme"), and the swapped-out pages with them.
-VM_FAULTS_DEFECTS := 48-swap-reclaim
+# docs/drivers.md "03-nvme"), and the swapped-out pages with them. 44
+# (review R2: the owner timeout recovers the switch's PE by callbacks, the
+# nvme's ext4 still mounted, with a writer) meets the same nvme defect: in
+# the CI run of 2026-12-06 the shim's part held (recovered by callbacks,
+# not removed, the PE's id kept, mounted) and a write after the freeze
+# failed (the lost request's abort).
+VM_FAULTS_DEFECTS := 44-owner-timeout-switch-fs 48-swap-reclaim
 VM_CHECK_SCEN := $(filter-out $(VM_SOAK_SCEN) $(VM_FAULTS_DEFECTS),$(sort $(basename $(notdir \
 	$(wildcard $(VM_DIR)/scenarios/[0-9]*.sh)))))
 
