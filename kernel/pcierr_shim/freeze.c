@@ -167,7 +167,7 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe, bool wake)
 	unsigned long flags;
 	unsigned long req;
 	int i, n, cut = 0;
-	bool todo, later = false;
+	bool pending, later = false;
 
 	/*
 	 * Every freeze asked for is applied already: return without waiting
@@ -175,17 +175,17 @@ void pcierr_pe_apply_freeze(struct pcierr_pe *pe, bool wake)
 	 * own). freeze_done only moves up to a freeze_req that was applied.
 	 */
 	raw_spin_lock_irqsave(&pe->lock, flags);
-	todo = pe->freeze_req != pe->freeze_done;
+	pending = pe->freeze_req != pe->freeze_done;
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
-	if (!todo)
+	if (!pending)
 		return;
 
 	mutex_lock(&pe->freeze_lock);
 	raw_spin_lock_irqsave(&pe->lock, flags);
 	req = pe->freeze_req;
-	todo = req != pe->freeze_done;
+	pending = req != pe->freeze_done;
 	raw_spin_unlock_irqrestore(&pe->lock, flags);
-	if (!todo)
+	if (!pending)
 		goto out;
 
 	n = pcierr_pe_snapshot(pe, true, &devs);

@@ -303,6 +303,8 @@ struct pcierr_answer pcierr_report_one(struct pcierr_dev *dev, u32 step,
 void pcierr_op_report(struct pcierr_op *op);
 void pcierr_op_enable_io(struct pcierr_op *op);
 void pcierr_op_recover(struct pcierr_op *op);
+void pcierr_op_step_close(struct pcierr_op *op, struct pcierr_step_status *st,
+			  ktime_t start);
 void pcierr_op_free_steps(struct pcierr_op *op);
 
 /* reset.c */

@@ -221,12 +221,7 @@ static int pcierr_owner_step(struct pcierr_op *op, u8 cmd,
 	start = ktime_get();
 	op->err = 0;
 	fn(op);
-	st->err = op->err;
-	st->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
-	op->step_res[op->nsteps] = op->res;
-	op->step_nres[op->nsteps] = op->nres;
-	op->res = NULL;
-	op->nres = 0;
+	pcierr_op_step_close(op, st, start);
 	op->nsteps++;
 	return st->err;
 }

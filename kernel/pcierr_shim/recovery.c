@@ -359,6 +359,22 @@ void pcierr_op_free_steps(struct pcierr_op *op)
 }
 
 /*
+ * The step in @st (the op's current one) has ended: its errno, its time
+ * since @start, and the per-device results it gathered move to the op's
+ * step record.
+ */
+void pcierr_op_step_close(struct pcierr_op *op, struct pcierr_step_status *st,
+			  ktime_t start)
+{
+	st->err = op->err;
+	st->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	op->step_res[op->nsteps] = op->res;
+	op->step_nres[op->nsteps] = op->nres;
+	op->res = NULL;
+	op->nres = 0;
+}
+
+/*
  * One step of a RECOVER by the single-step code, its results kept in
  * op->step_res[]. NULL when the RECOVER stops here (op->stop set).
  */
@@ -405,12 +421,7 @@ pcierr_recover_step(struct pcierr_op *op, u8 cmd, u32 step)
 		pcierr_op_reset(op);
 		break;
 	}
-	st->err = op->err;
-	st->duration_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
-	op->step_res[op->nsteps] = op->res;
-	op->step_nres[op->nsteps] = op->nres;
-	op->res = NULL;
-	op->nres = 0;
+	pcierr_op_step_close(op, st, start);
 	op->step = 0;
 	if (cmd == PCIERR_CMD_REPORT) {
 		merged = step == PCIERR_STEP_ERROR_DETECTED ?
