@@ -906,6 +906,16 @@ static int pcierr_nl_watch(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* What an ARM or a HOLD refused says: the id moved, or the PE is gone */
+static void pcierr_nl_claim_error(struct genl_info *info, int ret)
+{
+	if (ret == -ESTALE)
+		pcierr_nl_stale(info);
+	else if (ret)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_PE],
+				    "the PE is gone");
+}
+
 /* Pre-authorise (or withdraw) one automatic RECOVER: auto.c */
 static int pcierr_nl_arm(struct sk_buff *skb, struct genl_info *info)
 {
@@ -937,11 +947,7 @@ static int pcierr_nl_arm(struct sk_buff *skb, struct genl_info *info)
 	}
 	ret = pcierr_auto_arm(pe, nla_get_u64(info->attrs[PCIERR_A_PE_ID]),
 			      budget, type, info->snd_portid);
-	if (ret == -ESTALE)
-		pcierr_nl_stale(info);
-	else if (ret)
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_PE],
-				    "the PE is gone");
+	pcierr_nl_claim_error(info, ret);
 out:
 	pcierr_pe_put(pe);
 	return ret;
@@ -970,11 +976,7 @@ static int pcierr_nl_hold(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	ret = pcierr_owner_hold(pe, nla_get_u64(info->attrs[PCIERR_A_PE_ID]),
 				ms, info->snd_portid);
-	if (ret == -ESTALE)
-		pcierr_nl_stale(info);
-	else if (ret)
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[PCIERR_A_PE],
-				    "the PE is gone");
+	pcierr_nl_claim_error(info, ret);
 out:
 	pcierr_pe_put(pe);
 	return ret;
