@@ -354,24 +354,24 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 
 	for (size_t i = 0; i < pe->n_devices; i++) {
 		const struct pcierr_device *k = &pe->devices[i];
-		struct device *d = NULL;
+		/* by the map, not a walk of the old list: a PE of many
+		 * functions (an SR-IOV PF's VFs) stays linear (U8) */
+		struct device *d = addrmap_get(&m->device_map, k->addr);
 
-		for (size_t j = 0; j < n_gone; j++)
-			if (gone[j] && strcmp(gone[j]->addr, k->addr) == 0) {
-				d = gone[j];
-				gone[j] = NULL;
-				break;
-			}
-		if (!d) {
+		if (d && d->slot == s && d->kept) {
+			log_warning("Slot %s: the kernel named %s twice; ignoring the second.",
+				    s->addr, k->addr);
+			continue;
+		}
+		if (d && d->slot != s) {
 			/* the address belongs to another slot still: that one
 			 * lets go of it first (its removal is announced
 			 * before this one's addition, review L15) */
-			struct device *other = addrmap_get(&m->device_map, k->addr);
-
-			if (other && other->slot != s)
-				manager_drop_device(m, other);
+			manager_drop_device(m, d);
+			d = NULL;
 		}
 		if (d) {
+			d->kept = true;
 			r = device_update(m, d, k, &changed[n]);
 			if (r < 0)
 				log_warning_errno(r, "Failed to update device %s: %m", k->addr);
@@ -381,6 +381,7 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 				log_error_errno(r, "Failed to add device %s: %m", k->addr);
 				continue;
 			}
+			d->kept = true;
 			slot_changed = true;
 		}
 		devs[n++] = d;
@@ -390,14 +391,17 @@ static int slot_update(struct manager *m, struct slot *s, const struct pcierr_pe
 	s->n_devices = n;
 
 	/* what is left went away */
-	for (size_t j = 0; j < n_gone; j++)
-		if (gone[j]) {
-			if (gone[j]->announced)
-				observe_device_removed(gone[j]);
-			device_free(gone[j]);
-			slot_changed = true;
-		}
+	for (size_t j = 0; j < n_gone; j++) {
+		if (gone[j]->kept)
+			continue;
+		if (gone[j]->announced)
+			observe_device_removed(gone[j]);
+		device_free(gone[j]);
+		slot_changed = true;
+	}
 	free(gone);
+	for (size_t i = 0; i < s->n_devices; i++)
+		s->devices[i]->kept = false;
 
 	for (size_t i = 0; i < s->n_devices; i++) {
 		struct device *d = s->devices[i];
@@ -702,6 +706,11 @@ void manager_schedule_refresh(struct manager *m, struct slot *s)
 
 int manager_refresh_slot(struct manager *m, struct slot *s)
 {
+	return manager_sync_slot(m, s, SLOT_SYNC_REFRESH);
+}
+
+int manager_sync_slot(struct manager *m, struct slot *s, enum slot_sync how)
+{
 	struct pcierr_pe pe = { 0 };
 	int r;
 
@@ -725,7 +734,7 @@ int manager_refresh_slot(struct manager *m, struct slot *s)
 	r = slot_update(m, s, &pe);
 	pcierr_pe_clear(&pe);
 	if (r >= 0)
-		observe_slot_synced(s, SLOT_SYNC_REFRESH);
+		observe_slot_synced(s, how);
 	return r;
 }
 
@@ -894,6 +903,9 @@ struct manager *manager_free(struct manager *m)
 	if (m->kernel)
 		m->kops->ctx_free(m->kernel);
 	sd_event_source_disable_unref(m->udev_source);
+	sd_event_source_disable_unref(m->udev_flush_source);
+	free(m->udev_new);
+	free(m->udev_removed);
 	udev_monitor_unref(m->udev_monitor);
 	udev_unref(m->udev);
 	/* what is queued is written before the end */

@@ -78,6 +78,7 @@ struct device {
 
 	bool announced;			/* InterfacesAdded sent */
 	bool bus_dirty;			/* a PropertiesChanged is due (bus-manager.c) */
+	bool kept;			/* mark-and-sweep during slot_update() */
 };
 
 /* What a slot's recovery looks like from outside (D-Bus, pcierrctl) */
@@ -114,6 +115,9 @@ struct slot {
 	bool announced;			/* InterfacesAdded sent */
 	bool seen;			/* mark-and-sweep during a resync */
 	bool refresh_pending;		/* a deferred refresh is asked for */
+	/* udev events of its devices wait for the batch's one read (U8):
+	 * an add, bind or unbind (SLOT_SYNC_DEVICE), a removal (a refresh) */
+	bool udev_device_pending, udev_refresh_pending;
 	bool bus_dirty;			/* a PropertiesChanged is due (bus-manager.c) */
 };
 
@@ -173,6 +177,14 @@ struct manager {
 	struct udev *udev;
 	struct udev_monitor *udev_monitor;
 	sd_event_source *udev_source;
+	/* the uevents read in one go, acted on together (udev-source.c, U8):
+	 * devices no slot holds yet, devices removed (in order) */
+	sd_event_source *udev_flush_source;
+	char (*udev_new)[PCIERR_ADDR_MAX];
+	size_t n_udev_new;
+	bool udev_new_overflow;		/* more than fit: one resync instead */
+	char (*udev_removed)[PCIERR_ADDR_MAX];
+	size_t n_udev_removed;
 
 	struct pci_names *pci;		/* hwdb names; NULL if unavailable */
 
@@ -222,6 +234,8 @@ void manager_schedule_resync(struct manager *m, const char *why);
 
 /* Update one slot from the shim (after an operation, on udev add/remove) */
 int manager_refresh_slot(struct manager *m, struct slot *s);
+/* ... telling the observers why it was read (observer.h) */
+int manager_sync_slot(struct manager *m, struct slot *s, enum slot_sync how);
 /* act: a slot found not healthy (a disabled card back) is acted on */
 int manager_refresh_by_device(struct manager *m, const char *addr, bool act);
 

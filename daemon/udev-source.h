@@ -14,6 +14,8 @@ struct pcierr_uevent;
 int udev_source_start(struct manager *m);
 /* One parsed uevent, as if the monitor had delivered it (tests too) */
 void udev_source_dispatch(struct manager *m, const struct pcierr_uevent *u);
+/* Act on the uevents read so far (the slots they name read once) */
+void udev_source_flush(struct manager *m);
 /* The monitor's socket overran: uevents were lost */
 void udev_source_overrun(struct manager *m);
 

@@ -2753,6 +2753,88 @@ START_TEST(disable_refused_not_disabled)
 }
 END_TEST
 
+/*
+ * U8: a burst of uevents (an SR-IOV PF enabling 64 VFs: an add and a bind
+ * each; then their unbinds; then their removal) is read from the shim
+ * once per slot, not once per uevent; a burst that would need more than
+ * 32 lookups (a rescan finding 40 new PEs) ends in one resync instead.
+ * Before, every add, bind and unbind was a GET_PE of its own: 128 for the
+ * first burst, 40 for the last.
+ */
+#define PE_PF	"0000:00:1a.0"
+
+static void udev_burst(enum pcierr_uevent_type type, unsigned int bus, unsigned int n)
+{
+	struct pcierr_uevent u = { .type = type };
+
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(u.addr, sizeof(u.addr), "0000:%02x:%02x.%x", bus, (i / 8) & 0x1f, i % 8);
+		udev_source_dispatch(m, &u);
+	}
+}
+
+START_TEST(udev_burst_read_once)
+{
+	unsigned int gets, dumps;
+	struct slot *s;
+
+	start(30);
+	fake_add_pe(k, PE_PF, 0x000c, 64);
+	gets = k->n_gets;
+	dumps = k->n_dumps;
+	udev_burst(PCIERR_UEVENT_ADD, 0x0c, 64);
+	udev_burst(PCIERR_UEVENT_BIND, 0x0c, 64);
+	run_idle();
+	ck_assert_uint_eq(k->n_gets - gets, 1);
+	ck_assert_uint_eq(k->n_dumps, dumps);
+	s = manager_find_slot(m, PE_PF);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_devices, 65);
+	ck_assert_ptr_nonnull(manager_find_device(m, "0000:0c:07.7"));
+
+	/* known devices: their slot read once */
+	gets = k->n_gets;
+	udev_burst(PCIERR_UEVENT_UNBIND, 0x0c, 64);
+	run_idle();
+	ck_assert_uint_eq(k->n_gets - gets, 1);
+
+	/* the VFs go: one read, the devices gone, the PF's bridge kept */
+	gets = k->n_gets;
+	fake_pe(k, PE_PF)->n_devices = 1;
+	udev_burst(PCIERR_UEVENT_REMOVE, 0x0c, 64);
+	run_idle();
+	ck_assert_uint_eq(k->n_gets - gets, 1);
+	s = manager_find_slot(m, PE_PF);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->n_devices, 1);
+	ck_assert_ptr_null(manager_find_device(m, "0000:0c:00.0"));
+	fake_pe(k, PE_PF)->n_devices = 65;	/* freed with the fake */
+
+	/* more new PEs than a batch looks up: 32 lookups, then one dump */
+	for (unsigned int i = 0; i < 40; i++) {
+		char pe[PCIERR_ADDR_MAX];
+
+		snprintf(pe, sizeof(pe), "0000:00:%02x.0", i + 1);
+		fake_add_pe(k, pe, 0x20 + i, 1);
+	}
+	gets = k->n_gets;
+	dumps = k->n_dumps;
+	for (unsigned int i = 0; i < 40; i++)
+		udev_burst(PCIERR_UEVENT_ADD, 0x20 + i, 1);
+	run_idle();
+	ck_assert_uint_eq(k->n_gets - gets, 32);
+	ck_assert_uint_eq(k->n_dumps - dumps, 1);
+	for (unsigned int i = 0; i < 40; i++) {
+		char dev[PCIERR_ADDR_MAX];
+
+		snprintf(dev, sizeof(dev), "0000:%02x:00.0", 0x20 + i);
+		ck_assert_ptr_nonnull(manager_find_device(m, dev));
+	}
+	stop();
+}
+END_TEST
+
+
 Suite *suite_manager(void);
 Suite *suite_manager(void)
 {
@@ -2825,6 +2907,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, metrics_writer_latest_wins);
 	tcase_add_test(tc, storm_perm_failure_not_folded);
 	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
+	tcase_add_test(tc, udev_burst_read_once);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(sc, 300);
 	tcase_add_test(sc, scale_linear);
