@@ -773,35 +773,18 @@ static void finish(struct slot *s, const struct pcierr_policy_output *out)
 #define RECOVER_STEPS_MAX	6
 
 /*
- * The reset the policy would choose first (policy.c, reset(RESET_FIRST)),
- * or UNSPEC when it would not reset (none: it disables instead).
- */
-static enum pcierr_reset_type first_reset(const struct slot *s)
-{
-	enum pcierr_reset_type want = s->recovery.policy.requested_reset;
-
-	if (want != PCIERR_RESET_UNSPEC && (s->reset_types & (1U << want)))
-		return want;
-	if (s->reset_types & (1U << PCIERR_RESET_HOT))
-		return PCIERR_RESET_HOT;
-	if (s->reset_types & (1U << PCIERR_RESET_FUNDAMENTAL))
-		return PCIERR_RESET_FUNDAMENTAL;
-	return PCIERR_RESET_UNSPEC;
-}
-
-/*
- * Issue 12: when the policy starts the callback path and has nothing to
- * decide between error_detected, reset, slot_reset and resume (every
- * device has callbacks, no freeze was folded in, no administrator's reset
- * forces one, the PE has a reset), one RECOVER does them all in the
- * kernel; its OP_DONE's steps go through the policy as if each had been
- * asked for (recovery_on_recover_done()). A kernel without RECOVER (an
- * older module: EOPNOTSUPP, EINVAL) gets the single REPORT.
+ * Issue 12: the policy says when a RECOVER may run the callbacks
+ * (out->recover: nothing to decide between error_detected, reset,
+ * slot_reset and resume); its OP_DONE's steps go through the policy as
+ * if each had been asked for (recovery_on_recover_done()). A kernel
+ * without RECOVER (an older module: EOPNOTSUPP, EINVAL) gets the single
+ * REPORT. A RECOVER the shim started by itself (armed) for this freeze
+ * is awaited, not sent: its steps are checked against the policy's as
+ * any RECOVER's.
  */
 static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 {
 	struct manager *m = s->manager;
-	enum pcierr_reset_type type = first_reset(s);
 	uint64_t op_id = 0;
 	int r;
 
@@ -818,14 +801,9 @@ static bool try_recover(struct slot *s, const struct pcierr_policy_output *out)
 		s->recovery.auto_op_id = 0;
 		return true;
 	}
-	if (out->step != PCIERR_STEP_ERROR_DETECTED || s->recovery.policy.mode != PCIERR_MODE_CALLBACKS ||
-	    s->recovery.policy.escalate || s->recovery.policy.reset_requested || type == PCIERR_RESET_UNSPEC ||
-	    /* a wait between error_detected and the rest (U5) */
-	    s->recovery.policy.wait_after_detect ||
-	    (out->state != PCIERR_STATE_FROZEN && out->state != PCIERR_STATE_NORMAL) ||
-	    !m->kops->recover)
+	if (!out->recover || !m->kops->recover)
 		return false;
-	r = m->kops->recover(m->kernel, s->addr, s->pe_id, out->state, type, &op_id);
+	r = m->kops->recover(m->kernel, s->addr, s->pe_id, out->state, out->reset_type, &op_id);
 	if (r < 0) {
 		log_debug_errno(r, "Slot %s: recover refused (%m); one step at a time.", s->addr);
 		return false;
@@ -1169,6 +1147,9 @@ static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 	}
 	*pe = (struct pcierr_policy_pe) {
 		.reset_types = s->reset_types,
+		.state = s->state,
+		.flags = s->flags,
+		.backend = s->backend,
 		.devices = devs,
 		.n_devices = n,
 		.history = s->pe_history,
@@ -1181,61 +1162,50 @@ static int build_pe(struct slot *s, struct pcierr_policy_pe *pe,
 /* ---------------------------------------------------------------------- */
 /* Pre-authorised automatic recovery (issue 12, PCIERR_CMD_ARM) */
 
-/*
- * Would a freeze of @s now start a RECOVER (try_recover())? The policy on
- * a copy of the slot's recovery, once for each card of the slot (the next
- * freeze may name any of them: each has its own freeze count). *@type:
- * the reset the RECOVER would use.
- */
-static bool next_freeze_recovers(struct slot *s, enum pcierr_reset_type *type)
+/* What the policy plans for @s now (pcierr_policy_plan()); false: no answer */
+static bool plan(struct slot *s, const struct pcierr_policy_query *q, struct pcierr_policy_plan *p)
 {
-	struct manager *m = s->manager;
-	_cleanup_free_ struct pcierr_policy_output *out = calloc(1, sizeof(*out));
 	_cleanup_free_ struct pcierr_policy_device *devs = NULL;
 	struct pcierr_policy_pe pe;
-	size_t cards = 0;
+	int r;
 
-	if (!out || build_pe(s, &pe, &devs) < 0)
+	r = build_pe(s, &pe, &devs);
+	if (r >= 0)
+		r = pcierr_policy_plan(&s->manager->config, &pe, &s->recovery.policy, q, p);
+	if (r < 0) {
+		log_error_errno(r, "Slot %s: the policy gave no plan: %m", s->addr);
 		return false;
-	for (size_t i = 0; i < s->n_devices; i++) {
-		struct pcierr_recovery rec = s->recovery.policy;
-		struct pcierr_policy_event ev = {
-			.type = PCIERR_POLICY_EV_FREEZE,
-			.now = now_realtime_usec(),
-			.mono = now_boottime_usec(),
-			.device = s->devices[i]->addr,
-			.state = PCIERR_STATE_FROZEN,
-		};
-		struct slot copy;
-
-		if (is_head(s, s->devices[i]))
-			continue;
-		cards++;
-		if (pcierr_policy_step(&m->config, &pe, &rec, &ev, out) < 0 ||
-		    out->action != PCIERR_ACTION_REPORT ||
-		    out->step != PCIERR_STEP_ERROR_DETECTED || out->state != PCIERR_STATE_FROZEN ||
-		    rec.mode != PCIERR_MODE_CALLBACKS || rec.escalate || rec.reset_requested)
-			return false;
-		copy = *s;
-		copy.recovery.policy = rec;
-		*type = first_reset(&copy);
-		if (*type == PCIERR_RESET_UNSPEC)
-			return false;
 	}
-	return cards > 0;
+	return true;
 }
 
+/* The PE's StepTimeoutSec, as the policy gives its steps (U6) */
+static pcierr_usec_t step_timeout(struct slot *s)
+{
+	struct pcierr_policy_query q = { .question = PCIERR_PLAN_BOUNDS };
+	struct pcierr_policy_plan p;
+
+	if (!plan(s, &q, &p))
+		return (pcierr_usec_t)s->manager->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC;
+	return p.step_timeout_usec;
+}
+
+/* The policy's ARM; the rest is whether pcierrd can carry it out now */
 static bool arm_wanted(struct slot *s, enum pcierr_reset_type *type)
 {
 	struct manager *m = s->manager;
+	struct pcierr_policy_query q = {
+		.question = PCIERR_PLAN_ARM,
+		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
+	};
+	struct pcierr_policy_plan p;
 
-	return m->config.auto_recover && m->kernel && m->kernel_connected && m->kops->arm &&
-	       !slot_recovery_busy(&s->recovery) && !s->recovery.admin_reset && !(s->flags & PCIERR_PE_F_BUSY) &&
-	       !(s->flags & PCIERR_PE_F_DISABLED) && s->state != PCIERR_PE_STATE_DISABLED &&
-	       s->state != PCIERR_PE_STATE_REMOVED &&
-	       /* RTAS (pseries) and EEH: not proven with RECOVER; the daemon asks */
-	       (s->backend == PCIERR_BACKEND_UNSPEC || s->backend == PCIERR_BACKEND_GENERIC) &&
-	       next_freeze_recovers(s, type);
+	if (!m->kernel || !m->kernel_connected || !m->kops->arm ||
+	    slot_recovery_busy(&s->recovery) || s->recovery.admin_reset || !plan(s, &q, &p))
+		return false;
+	*type = p.arm_reset;
+	return p.arm;
 }
 
 static void send_arm(struct slot *s, bool on, enum pcierr_reset_type type)
@@ -1527,8 +1497,7 @@ static void auto_not_taken(struct slot *s)
 	if (!slot_recovery_busy(&s->recovery)) {
 		s->recovery.outside_policy = true;
 		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->recovery.auto_op_id,
-			     (pcierr_usec_t)s->manager->config.defaults.step_timeout_sec *
-			     PCIERR_USEC_PER_SEC * 4);
+			     step_timeout(s) * 4);
 	}
 	s->recovery.auto_op_id = 0;
 }
@@ -1663,7 +1632,12 @@ static bool changes_devices(enum pcierr_cmd op)
 	       op == PCIERR_CMD_DISABLE || op == PCIERR_CMD_ENABLE;
 }
 
-static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost)
+/*
+ * kept: a lost OP_DONE of a REPORT whose merged answer the shim kept
+ * (check_op(), the policy's LOST); UNSPEC: d's own results
+ */
+static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost,
+		    enum pcierr_result kept)
 {
 	_cleanup_free_ struct pcierr_policy_result *res = NULL;
 	struct slot *s = manager_find_slot(m, d->pe);
@@ -1766,6 +1740,7 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 		.error = d->error ? -(int)d->error : s->recovery.remove_error,
 		.results = res,
 		.n_results = d->n_results,
+		.merged = kept,
 	};
 	s->recovery.remove_error = 0;
 	feed_then(s, &ev, op_done_fanout, &news);
@@ -1776,7 +1751,7 @@ static void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost
 
 void recovery_on_op_done(struct manager *m, const struct pcierr_op_done *d)
 {
-	op_done(m, d, false);
+	op_done(m, d, false, PCIERR_RESULT_UNSPEC);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1854,8 +1829,9 @@ static struct pcierr_policy_result *step_results(const struct pcierr_recover_ste
 	return res;
 }
 
+/* lost: read back from GET_PE, whose steps keep the merged answer only */
 static struct pcierr_policy_event step_event(const struct pcierr_recover_step *st,
-					     const struct pcierr_policy_result *res)
+					     const struct pcierr_policy_result *res, bool lost)
 {
 	return (struct pcierr_policy_event) {
 		.type = PCIERR_POLICY_EV_OP_DONE,
@@ -1866,6 +1842,8 @@ static struct pcierr_policy_event step_event(const struct pcierr_recover_step *s
 		.error = st->error ? -st->error : 0,
 		.results = res,
 		.n_results = st->n_results,
+		.merged = lost && st->op == PCIERR_CMD_REPORT && st->n_results == 0 ?
+			  st->result : PCIERR_RESULT_UNSPEC,
 	};
 }
 
@@ -1936,7 +1914,7 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 
 		snprintf(d.pe, sizeof(d.pe), "%s", rd->pe);
 		s->recovery.op_id = rd->op_id;
-		op_done(m, &d, lost);
+		op_done(m, &d, lost, PCIERR_RESULT_UNSPEC);
 		return true;
 	}
 
@@ -1948,7 +1926,7 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 		int r;
 
 		sres = step_results(&rd->steps[i]);
-		ev = step_event(&rd->steps[i], sres);
+		ev = step_event(&rd->steps[i], sres, lost);
 		if (rd->steps[i].n_results && !sres)
 			break;
 		r = build_pe(s, &pe, &devs);
@@ -1969,7 +1947,7 @@ static bool recover_done(struct manager *m, const struct pcierr_recover_done *rd
 		s->recovery.policy.stuck = false;
 	}
 	res = step_results(&rd->steps[i]);
-	ev = step_event(&rd->steps[i], res);
+	ev = step_event(&rd->steps[i], res, lost);
 	s->recovery.op = rd->steps[i].op;
 	s->recovery.op_step = rd->steps[i].step;
 	feed_then(s, &ev, recover_fanout, &news);
@@ -1984,32 +1962,11 @@ void recovery_on_recover_done(struct manager *m, const struct pcierr_recover_don
 	(void)recover_done(m, rd, false);
 }
 
-/* GET_PE keeps a RECOVER's steps without their device results: the
- * merged answer stands for each card's */
-static void merged_results(const struct slot *s, struct pcierr_recover_done *rd)
-{
-	for (size_t i = 0; i < rd->n_steps; i++) {
-		struct pcierr_recover_step *st = &rd->steps[i];
-
-		if (st->op != PCIERR_CMD_REPORT || st->n_results > 0 || s->n_devices == 0)
-			continue;
-		st->results = calloc(s->n_devices, sizeof(*st->results));
-		if (!st->results)
-			continue;
-		for (size_t j = 0; j < s->n_devices; j++) {
-			if (is_head(s, s->devices[j]))
-				continue;
-			snprintf(st->results[st->n_results].addr, sizeof(st->results[0].addr), "%s",
-				 s->devices[j]->addr);
-			st->results[st->n_results++].result = st->result;
-		}
-	}
-}
-
 /*
  * A RECOVER's completion was lost (H1): its steps as the kernel kept
- * them (GET_PE's last operation, without per-device results: the merged
- * answer stands for each device's). 0 when it was handled.
+ * them (GET_PE's last operation, without per-device results: each
+ * step's merged answer, read as the policy reads a kept answer). 0 when
+ * it was handled.
  */
 static int recover_lost(struct slot *s)
 {
@@ -2026,7 +1983,6 @@ static int recover_lost(struct slot *s)
 		pcierr_recover_done_clear(&rd);
 		return -ENOMSG;
 	}
-	merged_results(s, &rd);
 	log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
 		   "Slot %s: the shim finished recover but its completion never came; going on with the steps the shim kept.",
 		   s->addr);
@@ -2045,16 +2001,20 @@ static int recover_lost(struct slot *s)
 static void check_op(struct slot *s)
 {
 	struct manager *m = s->manager;
-	_cleanup_free_ struct pcierr_dev_result *results = NULL;
 	struct pcierr_pe pe = { 0 };
-	struct pcierr_op_done d = {
-		.op_id = s->recovery.op_id,
+	struct pcierr_policy_query q = {
+		.question = PCIERR_PLAN_LOST,
+		.now = now_realtime_usec(),
+		.mono = now_boottime_usec(),
 		.op = s->recovery.op,
 		.step = s->recovery.op_step,
-		.error = ETIMEDOUT,
 	};
+	struct pcierr_policy_plan p;
+	struct pcierr_op_done d;
 	pcierr_usec_t again;
-	bool busy = true, known = false;
+	uint64_t took_ns = 0, pe_id = 0;
+	enum pcierr_pe_state pe_state = PCIERR_PE_STATE_UNSPEC;
+	bool busy = true;
 	int r = -ENOTCONN;
 
 	if (m->kernel && m->kernel_connected)
@@ -2065,52 +2025,41 @@ static void check_op(struct slot *s)
 		/* ABI v2: the shim says how our operation ended */
 		busy = !pe.last_op.done;
 		if (pe.last_op.done) {
-			known = true;
-			d.error = pe.last_op.error;
-			d.result = pe.last_op.result;
-			d.duration_ns = pe.last_op.duration_ns;
-			d.pe_state = pe.last_op.pe_state;
-			d.pe_id = pe.id;
-			/* the merged answer stands for each device's */
-			if (d.op == PCIERR_CMD_REPORT && pe.n_devices > 0) {
-				results = calloc(pe.n_devices, sizeof(*results));
-				for (size_t i = 0; results && i < pe.n_devices; i++) {
-					snprintf(results[i].addr, sizeof(results[i].addr), "%s",
-						 pe.devices[i].addr);
-					results[i].result = d.result;
-				}
-				d.results = results;
-				d.n_results = results ? pe.n_devices : 0;
-			}
+			q.kept = true;
+			q.error = -(int)pe.last_op.error;
+			q.result = pe.last_op.result;
+			took_ns = pe.last_op.duration_ns;
+			pe_state = pe.last_op.pe_state;
+			pe_id = pe.id;
 		}
 	} else if (r >= 0 && !(pe.flags & PCIERR_PE_F_BUSY))
 		busy = false;
 	pcierr_pe_clear(&pe);
 
-	if (!busy && s->recovery.op == PCIERR_CMD_RECOVER) {
-		if (known && recover_lost(s) == 0)
-			return;
-		/* how it ended is not known: as error_detected failing (the
-		 * policy then resets, one step at a time) */
-		d.op = PCIERR_CMD_REPORT;
-		d.step = PCIERR_STEP_ERROR_DETECTED;
-		d.error = known && d.error ? d.error : ETIMEDOUT;
-		known = false;
-		free(results);
-		results = NULL;
-		d.results = NULL;
-		d.n_results = 0;
-		s->recovery.op = PCIERR_CMD_REPORT;
-	}
 	if (!busy) {
+		/* what the lost end means is the policy's */
+		if (!plan(s, &q, &p))
+			return;
+		if (p.replay && recover_lost(s) == 0)
+			return;
+		d = (struct pcierr_op_done) {
+			.op_id = s->recovery.op_id,
+			.op = p.lost.op,
+			.step = p.lost.step,
+			.pe_id = pe_id,
+			.error = -p.lost.error,
+			.result = p.lost.merged,
+			.pe_state = pe_state,
+			.duration_ns = q.kept && !p.replay ? took_ns :
+				       (now_monotonic_usec() - s->recovery.step_started_mono) * 1000,
+		};
 		snprintf(d.pe, sizeof(d.pe), "%s", s->addr);
-		if (!known)
-			d.duration_ns = (now_monotonic_usec() - s->recovery.step_started_mono) * 1000;
+		s->recovery.op = d.op;
 		log_struct(LOG_WARNING, PCIERR_MESSAGE_STUCK, s->addr, NULL, NULL,
 			   "Slot %s: the shim finished %s but its completion never came; %s.",
-			   s->addr, step_name(&d), known ? "going on with the result the shim kept" :
-			   "going on as if it failed");
-		op_done(m, &d, !known);
+			   s->addr, step_name(&d), q.kept && !p.replay ?
+			   "going on with the result the shim kept" : "going on as if it failed");
+		op_done(m, &d, !q.kept || p.replay, p.lost.merged);
 		return;
 	}
 
@@ -2123,7 +2072,8 @@ static void check_op(struct slot *s)
 
 		feed(s, &ev);	/* STUCK, reported once */
 	}
-	again = (pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC;
+	/* the PE's own StepTimeoutSec (U6), doubled each time */
+	again = step_timeout(s);
 	for (unsigned int i = 0; i < s->recovery.op_checks && again < OP_RECHECK_MAX_USEC; i++)
 		again *= 2;
 	again = MIN(MAX(again, PCIERR_USEC_PER_SEC), OP_RECHECK_MAX_USEC);
@@ -2404,7 +2354,6 @@ static bool take_up_recover(struct slot *s)
 		pcierr_recover_done_clear(&rd);
 		return false;
 	}
-	merged_results(s, &rd);
 	log_notice("Slot %s: recover %" PRIu64 " (sent before pcierrd restarted) ended while no pcierrd ran; the history has no end for it: recording its %zu steps and going on from the last.",
 		   s->addr, rd.op_id, rd.n_steps);
 	took = recover_done(m, &rd, true);
@@ -2545,8 +2494,7 @@ static void recovery_resync_slot(struct slot *s)
 			return;
 		}
 		s->recovery.outside_policy = true;
-		started(s, PCIERR_CMD_RESCAN, op_id,
-			(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC);
+		started(s, PCIERR_CMD_RESCAN, op_id, step_timeout(s));
 		return;
 	}
 
@@ -2638,10 +2586,9 @@ static int request_reset(struct slot *s, enum pcierr_reset_type type,
 	s->recovery.admin_reset = true;
 	s->recovery.admin_seq = seq;
 	s->recovery.admin_type = type;
-	/* its event is expected within a step timeout; a lost one must not
-	 * keep the flag (review M3) */
-	s->recovery.admin_deadline = now_monotonic_usec() +
-		(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC;
+	/* its event is expected within the PE's step timeout (U6); a lost
+	 * one must not keep the flag (review M3) */
+	s->recovery.admin_deadline = now_monotonic_usec() + step_timeout(s);
 	log_info("Slot %s: %s reset requested.", s->addr, pcierr_reset_type_to_string(type));
 	return 0;
 }
@@ -2730,8 +2677,7 @@ static int enable_slot(struct slot *s, char *msg, size_t msg_size)
 		log_warning("Slot %s: the state store is slow; the enabling is written later.", s->addr);
 	if (kernel) {
 		s->recovery.outside_policy = true;
-		started(s, PCIERR_CMD_ENABLE, op_id,
-			(pcierr_usec_t)m->config.defaults.step_timeout_sec * PCIERR_USEC_PER_SEC);
+		started(s, PCIERR_CMD_ENABLE, op_id, step_timeout(s));
 	}
 	s->status = (struct slot_status) { 0 };
 	log_notice("Slot %s enabled by the administrator.", s->addr);
