@@ -72,7 +72,8 @@
  * A step that does not complete within StepTimeoutSec makes the PE STUCK
  * (reported once); its late completion resumes the recovery. (The daemon
  * asks the kernel then: an operation the shim no longer runs comes back
- * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) Phase KERNEL has
+ * as an OP_DONE with -ETIMEDOUT: pcierr_policy_plan()'s LOST,
+ * daemon/recovery-reconcile.c.) Phase KERNEL has
  * its own bound, KernelTimeoutSec (see "Kernel-native AER/DPC" below).
  *
  * First decisions on a freeze of an idle PE, in this order: perm_failure on
@@ -450,7 +451,7 @@ struct pcierr_recovery {
  * that began the recovery counted it. Returns 0, or -EINVAL (rec untouched)
  * for another op or a rec that is not idle. done_op RECOVER: a callback
  * recovery whose one RECOVER (error_detected first) the kernel finished;
- * its steps are then fed as recovery.c feeds any RECOVER's.
+ * its steps are then fed as recovery-recover.c feeds any RECOVER's.
  */
 int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd done_op,
 				 pcierr_usec_t now, pcierr_usec_t mono);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One slot's recovery as recovery.c carries it out: the policy's value
+ * One slot's recovery as recovery*.c carry it out: the policy's value
  * (policy.h, what the policy decided so far) and what carrying it out
  * needs (the shim operation in flight, its timer, the devices udev has
  * still to remove, a pending administrator's Reset, the arm). One value
- * per slot, owned and changed by recovery.c only; manager.c allocates it
+ * per slot, owned and changed by recovery*.c only; manager.c allocates it
  * with the slot and reads no more than slot_recovery_busy().
  */
 #ifndef PCIERRD_SLOT_RECOVERY_H
@@ -51,7 +51,7 @@ struct slot_recovery {
 	enum pcierr_reset_type admin_type;
 
 	/* a RECOVER just sent: its "recover started" history entry is
-	 * queued after the input's effects (recovery.c, feed_then()) */
+	 * queued after the input's effects (recovery-exec.c, feed_then()) */
 	uint64_t recover_mark;
 	/* the last operation whose end this pcierrd saw to, or looked for
 	 * in the history after a restart (recovery_resync_lost_end()) */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pcierrd's glue on the host (issue 10 point 5): manager.c, recovery.c,
+ * pcierrd's glue on the host (issue 10 point 5): manager.c, recovery*.c,
  * kernel-source.c and udev-source.c driven through the fake kernel side
  * (fake-kernel.c) on a real sd-event loop: a recovery end to end, act
  * first, a lost OP_DONE, a stale OP_DONE, an overflow, events during a
