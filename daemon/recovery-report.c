@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "recovery-internal.h"
-#include "../kernel/pcierr_shim/pseries-rtas.h"
+#include "rtas-log.h"
 
 static void folded_summary(struct slot *s);
 

@@ -1020,6 +1020,38 @@ START_TEST(lost_admin_event_does_not_stick)
 }
 END_TEST
 
+/*
+ * U6: what pcierrd bounds outside a recovery is bounded by the PE's own
+ * StepTimeoutSec, as the policy gives it to the PE's steps, not by
+ * [Policy]'s: an administrator's Reset waits that long for its freeze
+ */
+START_TEST(admin_deadline_is_the_pe_step_timeout)
+{
+	struct pcierr_config_error err = {};
+	char msg[256];
+	uint64_t before;
+	struct slot *b;
+
+	start(1);
+	ck_assert_int_eq(pcierr_config_parse_string(&m->config,
+						    "[Device " DEV_B "]\nStepTimeoutSec=60\n",
+						    "test.conf", &err), 0);
+	k->drop_next_event = true;
+	before = now_monotonic_usec();
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	b = manager_find_slot(m, PE_B);
+	ck_assert(b->recovery.admin_reset);
+	ck_assert_msg(b->recovery.admin_deadline >= before + 60 * PCIERR_USEC_PER_SEC,
+		      "deadline in %lld ms, expected 60 s",
+		      (long long)(b->recovery.admin_deadline - before) / 1000);
+	/* a slot without the override: [Policy]'s 1 s */
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_uint_le(slot_a()->recovery.admin_deadline,
+			  now_monotonic_usec() + PCIERR_USEC_PER_SEC);
+	stop();
+}
+END_TEST
+
 static bool resync_ok(void)
 {
 	return !m->resync_failed;
@@ -2792,6 +2824,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, event_during_resync_counted_once);
 	tcase_add_test(tc, busy_and_enable_races);
 	tcase_add_test(tc, lost_admin_event_does_not_stick);
+	tcase_add_test(tc, admin_deadline_is_the_pe_step_timeout);
 	tcase_add_test(tc, failed_resync_retried);
 	tcase_add_test(tc, shim_gone_mid_recovery);
 	tcase_add_test(tc, restart_after_remove_finishes);
