@@ -117,6 +117,8 @@ static int method_reset(sd_bus_message *message, void *userdata,
 	return sd_bus_reply_method_return(message, NULL);
 }
 
+static int writer_hold_reply(struct manager *m, sd_bus_message *call);
+
 typedef int (*address_method_fn)(struct manager *m, const char *addr,
 				 char *msg, size_t msg_size);
 
@@ -143,6 +145,8 @@ static int method_on_address(sd_bus_message *message, struct manager *m,
 	r = fn(m, norm, msg, sizeof(msg));
 	if (r < 0)
 		return bus_error_from_errno(error, r, msg, norm);
+	if (writer_hold_reply(m, message) > 0)
+		return 1;
 	return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -266,6 +270,8 @@ struct history_wait {
 	sd_event_source *timer;		/* the deadline */
 	uint64_t target;		/* the writer's jobs queued at the call */
 	bool released;			/* dispatched again: go on */
+	bool reply;			/* done already: only its empty reply waits
+					 * (writer_hold_reply()) */
 };
 
 static struct history_wait *history_waits;
@@ -301,6 +307,16 @@ static void history_release(struct history_wait *w)
 		return;
 	w->released = true;
 	w->timer = sd_event_source_disable_unref(w->timer);
+	if (w->reply) {
+		sd_bus_message *call = sd_bus_message_ref(w->call);
+
+		w = history_wait_take(call);
+		if (w)
+			history_wait_free(w);
+		(void)sd_bus_reply_method_return(call, NULL);
+		sd_bus_message_unref(call);
+		return;
+	}
 	r = sd_bus_message_rewind(w->call, true);
 	if (r >= 0)
 		r = sd_bus_enqueue_for_read(bus, w->call);
@@ -335,10 +351,14 @@ static int on_history_deadline(sd_event_source *es, uint64_t usec, void *userdat
 	return 0;
 }
 
-/* 0: go on (nothing to wait for, or waited); 1: held, answered later */
-static int history_wait(struct manager *m, sd_bus_message *call)
+/*
+ * 0: go on (nothing to wait for, or waited); 1: held, answered later.
+ * reply: the call is done; only its (empty) reply waits, at most
+ * wait_usec, and is sent then: never dispatched again.
+ */
+static int writer_wait(struct manager *m, sd_bus_message *call, uint64_t wait_usec, bool reply)
 {
-	struct history_wait *w = history_wait_take(call);
+	struct history_wait *w = reply ? NULL : history_wait_take(call);
 	uint64_t target;
 	sd_event *e = sd_bus_get_event(sd_bus_message_get_bus(call));
 	int r;
@@ -362,7 +382,8 @@ static int history_wait(struct manager *m, sd_bus_message *call)
 		return 0;
 	n_history_waits++;
 	w->target = target;
-	r = sd_event_add_time_relative(e, &w->timer, CLOCK_MONOTONIC, bus_history_wait_usec, 1000,
+	w->reply = reply;
+	r = sd_event_add_time_relative(e, &w->timer, CLOCK_MONOTONIC, wait_usec, 1000,
 				       on_history_deadline, w);
 	if (r < 0) {
 		free(w);
@@ -376,6 +397,26 @@ static int history_wait(struct manager *m, sd_bus_message *call)
 	if (state_writer_reached(m->writer, target))
 		history_release(w);
 	return 1;
+}
+
+static int history_wait(struct manager *m, sd_bus_message *call)
+{
+	return writer_wait(m, call, bus_history_wait_usec, false);
+}
+
+/*
+ * U7: Enable and ClearFreezeCount answer once what they queued is
+ * committed (a client that reads the store next sees it), at most
+ * bus_written_wait_usec; the loop goes on meanwhile. 1: the reply waits;
+ * 0: send it now.
+ */
+uint64_t bus_written_wait_usec = 2 * 1000 * 1000;
+
+static int writer_hold_reply(struct manager *m, sd_bus_message *call)
+{
+	if (!m->writer)
+		return 0;
+	return writer_wait(m, call, bus_written_wait_usec, true);
 }
 
 void bus_manager_flush(void)

@@ -46,6 +46,8 @@ int bus_setup(struct manager *m);
 void bus_manager_flush(void);
 /* how long GetHistory waits for the state writer at most (tests set it) */
 extern uint64_t bus_history_wait_usec;
+/* how long Enable's and ClearFreezeCount's replies wait for the writer */
+extern uint64_t bus_written_wait_usec;
 
 /* Request PCIERR_BUS_NAME (after bus_setup and the first resync) */
 int bus_request_name(struct manager *m);

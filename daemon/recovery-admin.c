@@ -143,10 +143,9 @@ static int enable_slot(struct slot *s, char *msg, size_t msg_size)
 		observe_device_changed(d);
 	}
 
-	/* the card comes back soon and its record is read again: what was
-	 * just queued is written first (an admin's call; bounded) */
-	if (m->writer && state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC) < 0)
-		log_warning("Slot %s: the state store is slow; the enabling is written later.", s->addr);
+	/* the card comes back soon and its record is read again: through
+	 * the writer's queue (state_writer_load()); the method's reply waits
+	 * for the commit, off the loop (U7, bus-manager.c) */
 	if (kernel) {
 		s->recovery.outside_policy = true;
 		started(s, PCIERR_CMD_ENABLE, op_id, step_timeout(s));
@@ -184,16 +183,18 @@ int recovery_enable(struct manager *m, const char *addr,
 		return -EINVAL;
 	}
 	if (!s && m->state) {
-		if (m->writer)
-			(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
-		/* a former device of a disabled slot: the store knows where
-		 * (once what is queued is written; an admin's call may wait
-		 * for that a little, a recovery never does) */
+		/* a former device of a disabled slot: the store knows where */
 		_cleanup_free_ struct pcierr_disabled *dis = NULL;
 		size_t n = 0;
 
 		if (pcierr_state_find_disabled(m->state, a, &dis, &n) >= 0 && n > 0)
 			s = manager_find_slot(m, dis[0].pe);
+	}
+	if (!s && m->writer && !state_writer_reached(m->writer, state_writer_target(m->writer))) {
+		/* its mark may be queued still: never wait for the disk on
+		 * the loop (U7); the caller asks again */
+		snprintf(msg, msg_size, "%s is not known yet: the state store is being written; try again in a moment", a);
+		return -EAGAIN;
 	}
 	if (!s) {
 		snprintf(msg, msg_size, "No PCI device or slot %s is known to pcierr", a);

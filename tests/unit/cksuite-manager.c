@@ -2495,6 +2495,79 @@ START_TEST(history_waits_off_the_loop)
 }
 END_TEST
 
+static int on_method_done(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct hist_call *c = userdata;
+
+	ck_assert_msg(!sd_bus_message_is_method_error(msg, NULL), "call failed: %s",
+		      sd_bus_message_get_error(msg) ? sd_bus_message_get_error(msg)->message : "?");
+	c->done = true;
+	c->order = ++answers;
+	return 0;
+}
+
+/*
+ * U7: ClearFreezeCount (as Enable: the same reply) answers once what it
+ * queued is committed, but the loop goes on meanwhile: a GetAll sent
+ * after it is answered first while the disk is held
+ */
+START_TEST(clear_answers_off_the_loop)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct hist_call clear = { 0 }, all = { 0 };
+	sd_bus *server = NULL, *client = NULL;
+	sqlite3 *locker = NULL;
+	uint64_t t0;
+
+	answers = 0;
+	bus_written_wait_usec = 30 * 1000000ULL;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
+	bus_pair(&server, &client);
+
+	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  PCIERR_BUS_MANAGER_IFACE, "ClearFreezeCount",
+						  on_method_done, &clear, "s", DEV_A), 0);
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  "org.freedesktop.DBus.Properties", "GetAll",
+						  on_getall, &all, "s", PCIERR_BUS_MANAGER_IFACE), 0);
+	t0 = mono_usec();
+	while (!all.done && mono_usec() - t0 < 5000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	ck_assert(all.done);
+	ck_assert_msg(!clear.done && all.order == 1,
+		      "ClearFreezeCount answered first: the loop waited for the disk");
+
+	ck_assert_int_eq(sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(locker);
+	t0 = mono_usec();
+	while (!clear.done && mono_usec() - t0 < 10000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	ck_assert(clear.done);
+	ck_assert_uint_eq(clear.order, 2);
+
+	bus_manager_flush();
+	sd_bus_flush_close_unref(client);
+	m->bus = NULL;
+	sd_bus_flush_close_unref(server);
+	stop();
+	state_dir_remove(dir);
+	bus_written_wait_usec = 2 * 1000000ULL;
+}
+END_TEST
+
 /* freeze records queued behind a busy writer take each other's place
  * (an event storm): one write per key per batch, the last one wins, and
  * no other write of the key is overtaken */
@@ -2853,6 +2926,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, storm_bus_served_between_batches);
 	tcase_add_test(tc, overflow_storm_resyncs_bounded);
 	tcase_add_test(tc, history_waits_off_the_loop);
+	tcase_add_test(tc, clear_answers_off_the_loop);
 	tcase_add_test(tc, resync_failed_on_the_bus);
 	tcase_add_test(tc, state_freeze_saves_coalesce);
 	tcase_add_test(tc, metrics_writer_latest_wins);
