@@ -2429,6 +2429,25 @@ START_TEST(resync_failed_on_the_bus)
 }
 END_TEST
 
+/* PE_A, a state store in a new dir and the bus on a socket pair; path:
+ * the store's */
+static void start_with_store(char *dir, char *path, size_t size, sd_bus **server,
+			     sd_bus **client)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, size, "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
+	bus_pair(server, client);
+}
+
 START_TEST(history_waits_off_the_loop)
 {
 	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
@@ -2444,18 +2463,7 @@ START_TEST(history_waits_off_the_loop)
 	answers = 0;
 	/* a loaded machine must not reach the deadline */
 	bus_history_wait_usec = 30 * 1000000ULL;
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.db", dir);
-	k = fake_kernel_new();
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	ck_assert_int_eq(manager_new(&m), 0);
-	m->kops = &fake_kernel_ops;
-	m->no_udev = true;
-	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
-	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
-	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(pcierrd_start(m), 0);
-	bus_pair(&server, &client);
+	start_with_store(dir, path, sizeof(path), &server, &client);
 
 	/* the writer is held up: its commit waits for the lock */
 	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
@@ -2521,18 +2529,7 @@ START_TEST(clear_answers_off_the_loop)
 
 	answers = 0;
 	bus_written_wait_usec = 30 * 1000000ULL;
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.db", dir);
-	k = fake_kernel_new();
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	ck_assert_int_eq(manager_new(&m), 0);
-	m->kops = &fake_kernel_ops;
-	m->no_udev = true;
-	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
-	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
-	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(pcierrd_start(m), 0);
-	bus_pair(&server, &client);
+	start_with_store(dir, path, sizeof(path), &server, &client);
 
 	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
