@@ -30,6 +30,11 @@
 #define PCIERR_BUS_ERROR_NOT_SUPPORTED	"org.pcierr1.Error.NotSupported"
 #define PCIERR_BUS_ERROR_FAILED		"org.pcierr1.Error.Failed"
 #define PCIERR_BUS_ERROR_NO_SUCH_DEVICE	"org.pcierr1.Error.NoSuchDevice"
+/* state conflicts (U9): the call is well formed, the slot is not in a
+ * state it applies to */
+#define PCIERR_BUS_ERROR_DISABLED	"org.pcierr1.Error.Disabled"
+#define PCIERR_BUS_ERROR_NOT_DISABLED	"org.pcierr1.Error.NotDisabled"
+#define PCIERR_BUS_ERROR_SLOT_EMPTY	"org.pcierr1.Error.SlotEmpty"
 
 /* GetHistory: a limit of 0 means this many (the newest), and no call
  * returns more than the maximum (review M6) */

@@ -813,7 +813,7 @@ int manager_inject(struct manager *m, const char *addr,
 	if (d->slot->state == PCIERR_PE_STATE_DISABLED) {
 		MSG("Slot %s is permanently disabled (pcierrctl enable %s)",
 		    d->slot->addr, d->slot->addr);
-		return -EINVAL;
+		return -EHOSTDOWN;
 	}
 	r = m->kops->inject(m->kernel, d->addr, d->slot->pe_id, state, time_unavail_ms, ret_seq);
 	if (r < 0)

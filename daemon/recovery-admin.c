@@ -29,7 +29,7 @@ static int request_reset(struct slot *s, enum pcierr_reset_type type,
 	if (s->state == PCIERR_PE_STATE_DISABLED) {
 		snprintf(msg, msg_size, "Slot %s is permanently disabled: enable it first (pcierrctl enable %s)",
 			 s->addr, s->addr);
-		return -EINVAL;
+		return -EHOSTDOWN;
 	}
 	if (!(s->reset_types & (1U << type))) {
 		snprintf(msg, msg_size, "Slot %s cannot do a %s reset", s->addr,
@@ -41,7 +41,7 @@ static int request_reset(struct slot *s, enum pcierr_reset_type type,
 			d = s->devices[i];
 	if (!d) {
 		snprintf(msg, msg_size, "Slot %s holds no device to reset", s->addr);
-		return -EINVAL;
+		return -ENOMEDIUM;
 	}
 	/* not recovered by the shim on its own: the administrator's reset */
 	if (s->recovery.armed)
@@ -95,7 +95,7 @@ static int enable_slot(struct slot *s, char *msg, size_t msg_size)
 			enabled++;
 	if (!kernel && enabled == 0 && n == 0) {
 		snprintf(msg, msg_size, "Slot %s is not disabled", s->addr);
-		return -EINVAL;
+		return -EALREADY;
 	}
 
 	if (kernel) {

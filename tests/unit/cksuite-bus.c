@@ -1255,10 +1255,18 @@ START_TEST(test_reset_enable_clear)
 	ck_assert_str_eq(fake.addr, SLOT_B);
 	call_manager(&e, "Enable", "s", "0000:03:00.0.1");
 	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "'0000:03:00.0.1'");
-	fake.ret = -EINVAL;
+	/* a state conflict is a domain error (U9), not InvalidArgs */
+	fake.ret = -EALREADY;
 	fake.msg = "0000:00:02.0 is not disabled";
 	call_manager(&e, "Enable", "s", SLOT_A);
-	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "0000:00:02.0 is not disabled");
+	assert_error(&e, PCIERR_BUS_ERROR_NOT_DISABLED, "0000:00:02.0 is not disabled");
+	fake.ret = -EHOSTDOWN;
+	fake.msg = NULL;
+	call_manager(&e, "Reset", "ss", SLOT_A, "hot");
+	assert_error(&e, PCIERR_BUS_ERROR_DISABLED, "is permanently disabled");
+	fake.ret = -ENOMEDIUM;
+	call_manager(&e, "Reset", "ss", SLOT_A, "hot");
+	assert_error(&e, PCIERR_BUS_ERROR_SLOT_EMPTY, "holds no device");
 	fake.ret = 0;
 
 	sd_bus_message_unref(call_manager(NULL, "ClearFreezeCount", "s", "03:00.0"));
