@@ -87,6 +87,7 @@ static int method_reset(sd_bus_message *message, void *userdata,
 	const char *addr, *type_str;
 	char norm[PCIERR_ADDR_MAX], msg[256] = "", q[BUS_QUOTE_BYTES + 4];
 	enum pcierr_reset_type type;
+	uint64_t id = 0;
 	int r;
 
 	r = sd_bus_message_read(message, "ss", &addr, &type_str);
@@ -111,10 +112,10 @@ static int method_reset(sd_bus_message *message, void *userdata,
 	if (r != 0)
 		return r;
 
-	r = recovery_reset(m, norm, type, msg, sizeof(msg));
+	r = recovery_reset(m, norm, type, &id, msg, sizeof(msg));
 	if (r < 0)
 		return bus_error_from_errno(error, r, msg, norm);
-	return sd_bus_reply_method_return(message, NULL);
+	return sd_bus_reply_method_return(message, "t", id);
 }
 
 static int writer_hold_reply(struct manager *m, sd_bus_message *call);
@@ -590,7 +591,7 @@ const sd_bus_vtable bus_manager_vtable[] = {
 				 method_inject, UNPRIV),
 	SD_BUS_METHOD_WITH_NAMES("Reset", "ss",
 				 SD_BUS_PARAM(address) SD_BUS_PARAM(type),
-				 "", ,
+				 "t", SD_BUS_PARAM(recovery),
 				 method_reset, UNPRIV),
 	SD_BUS_METHOD_WITH_NAMES("Enable", "s", SD_BUS_PARAM(address),
 				 "", ,
@@ -619,15 +620,19 @@ const sd_bus_vtable bus_manager_vtable[] = {
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(device)
 				 SD_BUS_PARAM(state) SD_BUS_PARAM(unavailable_ms)
 				 SD_BUS_PARAM(source), 0),
-	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStarted", "ss",
-				 SD_BUS_PARAM(slot) SD_BUS_PARAM(mode), 0),
-	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStep", "ssst",
+	/* U9: the recovery's id (Reset returns it) and the slot's object
+	 * last, so that a client reading the first arguments reads on */
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStarted", "ssto",
+				 SD_BUS_PARAM(slot) SD_BUS_PARAM(mode)
+				 SD_BUS_PARAM(recovery) SD_BUS_PARAM(slot_path), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStep", "ssstto",
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(step)
-				 SD_BUS_PARAM(result) SD_BUS_PARAM(duration_usec),
-				 0),
-	SD_BUS_SIGNAL_WITH_NAMES("RecoveryFinished", "sst",
+				 SD_BUS_PARAM(result) SD_BUS_PARAM(duration_usec)
+				 SD_BUS_PARAM(recovery) SD_BUS_PARAM(slot_path), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryFinished", "sststo",
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(result)
-				 SD_BUS_PARAM(duration_usec), 0),
+				 SD_BUS_PARAM(duration_usec) SD_BUS_PARAM(reason)
+				 SD_BUS_PARAM(recovery) SD_BUS_PARAM(slot_path), 0),
 	SD_BUS_SIGNAL_WITH_NAMES("PermanentlyDisabled", "sss",
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(device)
 				 SD_BUS_PARAM(reason), 0),
@@ -767,14 +772,15 @@ static void obs_report(struct manager *m, const struct recovery_report *r)
 					      r->unavailable_ms, r->source ?: "");
 		break;
 	case REPORT_STARTED:
-		(void)bus_emit_recovery_started(m, r->slot, r->mode ?: "");
+		(void)bus_emit_recovery_started(m, r->slot, r->mode ?: "", r->recovery);
 		break;
 	case REPORT_STEP:
 		(void)bus_emit_recovery_step(m, r->slot, r->step ?: "", r->result ?: "",
-					     r->duration_usec);
+					     r->duration_usec, r->recovery);
 		break;
 	case REPORT_FINISHED:
-		(void)bus_emit_recovery_finished(m, r->slot, r->result ?: "", r->duration_usec);
+		(void)bus_emit_recovery_finished(m, r->slot, r->result ?: "", r->duration_usec,
+						 r->reason ?: "", r->recovery);
 		break;
 	case REPORT_DISABLED:
 		(void)bus_emit_permanently_disabled(m, r->slot, r->device ?: "", r->reason ?: "");
@@ -871,37 +877,57 @@ int bus_emit_error_detected(struct manager *m, const char *slot,
 }
 
 int bus_emit_recovery_started(struct manager *m, const char *slot,
-			      const char *mode)
+			      const char *mode, uint64_t recovery)
 {
+	_cleanup_free_ char *path = NULL;
+	int r;
+
 	if (!m || !m->bus)
 		return 0;
+	r = bus_slot_path(bus_strempty(slot), &path);
+	if (r < 0)
+		return r;
 	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
 				  PCIERR_BUS_MANAGER_IFACE, "RecoveryStarted",
-				  "ss", bus_strempty(slot), bus_strempty(mode));
+				  "ssto", bus_strempty(slot), bus_strempty(mode), recovery, path);
 }
 
 int bus_emit_recovery_step(struct manager *m, const char *slot,
 			   const char *step, const char *result,
-			   uint64_t duration_usec)
+			   uint64_t duration_usec, uint64_t recovery)
 {
+	_cleanup_free_ char *path = NULL;
+	int r;
+
 	if (!m || !m->bus)
 		return 0;
+	r = bus_slot_path(bus_strempty(slot), &path);
+	if (r < 0)
+		return r;
 	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
 				  PCIERR_BUS_MANAGER_IFACE, "RecoveryStep",
-				  "ssst", bus_strempty(slot),
+				  "ssstto", bus_strempty(slot),
 				  bus_strempty(step), bus_strempty(result),
-				  duration_usec);
+				  duration_usec, recovery, path);
 }
 
 int bus_emit_recovery_finished(struct manager *m, const char *slot,
-			       const char *result, uint64_t duration_usec)
+			       const char *result, uint64_t duration_usec,
+			       const char *reason, uint64_t recovery)
 {
+	_cleanup_free_ char *path = NULL;
+	int r;
+
 	if (!m || !m->bus)
 		return 0;
+	r = bus_slot_path(bus_strempty(slot), &path);
+	if (r < 0)
+		return r;
 	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
 				  PCIERR_BUS_MANAGER_IFACE, "RecoveryFinished",
-				  "sst", bus_strempty(slot),
-				  bus_strempty(result), duration_usec);
+				  "sststo", bus_strempty(slot),
+				  bus_strempty(result), duration_usec,
+				  bus_strempty(reason), recovery, path);
 }
 
 int bus_emit_permanently_disabled(struct manager *m, const char *slot,

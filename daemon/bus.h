@@ -76,13 +76,16 @@ int bus_device_changed(struct device *d);
 int bus_emit_error_detected(struct manager *m, const char *slot,
 			    const char *device, const char *state,
 			    uint32_t time_unavail_ms, const char *source);
+/* recovery: the recovery's id (Reset's reply); the slot's object path
+ * is added from the address */
 int bus_emit_recovery_started(struct manager *m, const char *slot,
-			      const char *mode);
+			      const char *mode, uint64_t recovery);
 int bus_emit_recovery_step(struct manager *m, const char *slot,
 			   const char *step, const char *result,
-			   uint64_t duration_usec);
+			   uint64_t duration_usec, uint64_t recovery);
 int bus_emit_recovery_finished(struct manager *m, const char *slot,
-			       const char *result, uint64_t duration_usec);
+			       const char *result, uint64_t duration_usec,
+			       const char *reason, uint64_t recovery);
 int bus_emit_permanently_disabled(struct manager *m, const char *slot,
 				  const char *device, const char *reason);
 

@@ -142,6 +142,7 @@ struct manager_counters {
 struct manager {
 	sd_event *event;
 	bool arm_unsupported;		/* the shim refused PCIERR_CMD_ARM (older) */
+	uint64_t recovery_ids;		/* the last recovery id given (U9) */
 	bool hold_unsupported;		/* ... PCIERR_CMD_HOLD (older) */
 	sd_event_source *hold_timer;	/* hold.c: lease renewals */
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */

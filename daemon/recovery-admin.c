@@ -12,7 +12,7 @@
 
 #include "recovery-internal.h"
 
-static int request_reset(struct slot *s, enum pcierr_reset_type type,
+static int request_reset(struct slot *s, enum pcierr_reset_type type, uint64_t *ret_id,
 			 char *msg, size_t msg_size)
 {
 	struct manager *m = s->manager;
@@ -56,6 +56,8 @@ static int request_reset(struct slot *s, enum pcierr_reset_type type,
 		return r == -EPROTONOSUPPORT ? -ENOTCONN : r;
 	}
 	s->recovery.admin_reset = true;
+	s->recovery.admin_id = ++m->recovery_ids;
+	*ret_id = s->recovery.admin_id;
 	s->recovery.admin_seq = seq;
 	s->recovery.admin_type = type;
 	/* its event is expected within the PE's step timeout (U6); a lost
@@ -157,7 +159,7 @@ static int enable_slot(struct slot *s, char *msg, size_t msg_size)
 }
 
 int recovery_reset(struct manager *m, const char *addr,
-		   enum pcierr_reset_type type, char *msg, size_t msg_size)
+		   enum pcierr_reset_type type, uint64_t *ret_id, char *msg, size_t msg_size)
 {
 	struct slot *s = manager_find_slot_for(m, addr);
 
@@ -169,7 +171,7 @@ int recovery_reset(struct manager *m, const char *addr,
 		snprintf(msg, msg_size, "No PCI device or slot %s is known to pcierr", addr);
 		return -ENODEV;
 	}
-	return request_reset(s, type, msg, msg_size);
+	return request_reset(s, type, ret_id, msg, msg_size);
 }
 
 int recovery_enable(struct manager *m, const char *addr,

@@ -38,7 +38,7 @@ void report_step(struct slot *s, const char *step, const char *result,
 {
 	observe_report(s->manager, &(struct recovery_report) {
 		.type = REPORT_STEP, .slot = s->addr, .step = step, .result = result,
-		.duration_usec = duration_usec,
+		.duration_usec = duration_usec, .recovery = s->recovery.id,
 	});
 }
 
@@ -90,12 +90,16 @@ void emit_started(struct slot *s)
 
 	s->recovery.folded = 0;
 	s->recovery.mode = mode;
+	/* a Reset's id for the recovery its freeze starts (in time) */
+	s->recovery.id = s->recovery.admin_id && now_monotonic_usec() < s->recovery.admin_deadline ?
+			 s->recovery.admin_id : ++m->recovery_ids;
+	s->recovery.admin_id = 0;
 	/* the counters change before they are announced (review M9) */
 	m->counters.recoveries_started++;
 	if (fallback)
 		m->counters.hotplug_fallbacks++;
 	observe_report(m, &(struct recovery_report) {
-		.type = REPORT_STARTED, .slot = s->addr, .mode = mode,
+		.type = REPORT_STARTED, .slot = s->addr, .mode = mode, .recovery = s->recovery.id,
 	});
 	observe_manager_changed(m);
 	log_info("Slot %s: recovery started (%s).", s->addr, mode);
@@ -143,7 +147,8 @@ void finish(struct slot *s, const struct pcierr_policy_output *out)
 	bool again = out->reason == PCIERR_REASON_IDENTITY_DISABLED;
 	const char *why = out->message[0] ? out->message :
 			  pcierr_policy_reason_to_string(out->reason);
-	char duration[32];
+	char duration[32], reason[512] = "";
+	const char *dev = s->recovery.disabled_device;
 
 	disarm(s);
 	s->recovery.retry_timer = sd_event_source_disable_unref(s->recovery.retry_timer);
@@ -198,31 +203,37 @@ void finish(struct slot *s, const struct pcierr_policy_output *out)
 	}
 	history(s, NULL, PCIERR_HISTORY_RECOVERY, s->recovery.mode ? s->recovery.mode : mode_name(&s->recovery.policy), result, "",
 		out->duration_usec, 0, why, NULL);
-	observe_report(m, &(struct recovery_report) {
-		.type = REPORT_FINISHED, .slot = s->addr, .result = result,
-		.duration_usec = out->duration_usec,
-	});
-
-	if (disabled && again) {
-		log_notice("Slot %s kept disabled: %s", s->addr, why ? why : "");
-	} else if (disabled) {
-		char reason[512];
-		const char *dev = s->recovery.disabled_device;
-
+	/* U9: the end and its reason in one signal (the advice of a
+	 * disable included: PermanentlyDisabled repeats it) */
+	if (disabled && !again) {
 		if (why && strstr(why, "reseat"))
 			snprintf(reason, sizeof(reason), "%s; then run: pcierrctl enable %s",
 				 why, dev[0] ? dev : s->addr);
 		else
 			snprintf(reason, sizeof(reason), "%s; " ADVICE "%s", why ? why : "",
 				 dev[0] ? dev : s->addr);
+	} else if (!out->recovered) {
+		snprintf(reason, sizeof(reason), "%s", why ? why : "");
+	}
+	observe_report(m, &(struct recovery_report) {
+		.type = REPORT_FINISHED, .slot = s->addr, .result = result,
+		.duration_usec = out->duration_usec, .reason = reason,
+		.recovery = s->recovery.id,
+	});
+
+	if (disabled && again) {
+		log_notice("Slot %s kept disabled: %s", s->addr, why ? why : "");
+	} else if (disabled) {
 		m->counters.permanent_disables++;
 		log_struct(LOG_CRIT, PCIERR_MESSAGE_DISABLED, s->addr, dev, NULL,
 			   "Slot %s permanently disabled: %s", s->addr, reason);
 		observe_report(m, &(struct recovery_report) {
 			.type = REPORT_DISABLED, .slot = s->addr, .device = dev, .reason = reason,
+			.recovery = s->recovery.id,
 		});
 		snprintf(s->status.message, sizeof(s->status.message), "%s", reason);
 	}
+	s->recovery.id = 0;
 	free(s->recovery.udev_pending);
 	s->recovery.udev_pending = NULL;
 	s->recovery.n_udev_pending = 0;

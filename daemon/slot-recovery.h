@@ -45,6 +45,11 @@ struct slot_recovery {
 	size_t n_remove_queue;
 	int remove_error;		/* the first error among them */
 
+	/* the recovery under way's id (its Recovery* signals'); 0: none */
+	uint64_t id;
+	/* a Reset's id, returned to its caller: the recovery that starts
+	 * next takes it (its freeze's, or the resync's after a lost one) */
+	uint64_t admin_id;
 	bool admin_reset;		/* the next freeze event is a Reset call */
 	uint64_t admin_seq;		/* ... with this seq */
 	pcierr_usec_t admin_deadline;	/* ... expected until (monotonic) */

@@ -41,6 +41,8 @@
 static struct manager *m;
 static struct fake_kernel *k;
 static char cmds[4096];
+/* the id of the recovery a Reset asked for (U9) */
+static uint64_t reset_id;
 
 #define PE_A	"0000:00:1c.0"
 #define DEV_A	"0000:01:00.0"
@@ -730,7 +732,7 @@ START_TEST(auto_disarmed_for_admin_reset)
 
 	start_auto(5);
 	ck_assert(fake_armed(k, PE_A));
-	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
 	ck_assert_uint_eq(k->n_disarms, 1);
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_uint_eq(k->n_auto, 0);
@@ -979,10 +981,10 @@ START_TEST(busy_and_enable_races)
 	k->auto_complete = false;
 	inject_a();
 	run_idle();
-	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), -EBUSY);
 	ck_assert_int_eq(recovery_enable(m, PE_A, msg, sizeof(msg)), -EBUSY);
 	/* another slot is free */
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
 	while (fake_complete(k, PE_A) | fake_complete(k, PE_B))
 		run_idle();
 	ck_assert(a_idle_with_result());
@@ -1005,8 +1007,8 @@ START_TEST(lost_admin_event_does_not_stick)
 
 	start(1);
 	k->drop_next_event = true;
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), -EBUSY);
 	/* past its deadline, a resync recovers the frozen slot as found */
 	b = manager_find_slot(m, PE_B);
 	ck_assert(b->recovery.admin_reset);
@@ -1015,7 +1017,7 @@ START_TEST(lost_admin_event_does_not_stick)
 	ck_assert(run_until(b_not_admin, 5000000));
 	run_idle();
 	ck_assert_str_eq(manager_find_slot(m, PE_B)->status.last_result, "recovered");
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
 	stop();
 }
 END_TEST
@@ -1038,16 +1040,59 @@ START_TEST(admin_deadline_is_the_pe_step_timeout)
 						    "test.conf", &err), 0);
 	k->drop_next_event = true;
 	before = now_monotonic_usec();
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
 	b = manager_find_slot(m, PE_B);
 	ck_assert(b->recovery.admin_reset);
 	ck_assert_msg(b->recovery.admin_deadline >= before + 60 * PCIERR_USEC_PER_SEC,
 		      "deadline in %lld ms, expected 60 s",
 		      (long long)(b->recovery.admin_deadline - before) / 1000);
 	/* a slot without the override: [Policy]'s 1 s */
-	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
 	ck_assert_uint_le(slot_a()->recovery.admin_deadline,
 			  now_monotonic_usec() + PCIERR_USEC_PER_SEC);
+	stop();
+}
+END_TEST
+
+/* U9: the reports of a Reset's recovery carry the id Reset returned */
+static uint64_t ids_started, ids_steps, ids_finished;
+static unsigned int n_id_steps;
+
+static void on_id_report(struct manager *mgr, const struct recovery_report *r)
+{
+	if (r->type == REPORT_STARTED)
+		ids_started = r->recovery;
+	else if (r->type == REPORT_STEP && r->recovery == ids_started) {
+		ids_steps = r->recovery;
+		n_id_steps++;
+	} else if (r->type == REPORT_FINISHED)
+		ids_finished = r->recovery;
+}
+
+static const struct manager_observer id_recorder = { .report = on_id_report };
+
+START_TEST(reset_id_in_its_signals)
+{
+	char msg[256];
+	uint64_t first;
+
+	start(30);
+	ck_assert_int_eq(manager_add_observer(m, &id_recorder), 0);
+	/* a freeze's recovery first: it gets an id of its own */
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	first = ids_finished;
+	ck_assert_uint_gt(first, 0);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
+	ck_assert_uint_gt(reset_id, first);
+	slot_a()->status.last_result[0] = 0;
+	n_id_steps = 0;
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(ids_started, reset_id);
+	ck_assert_uint_eq(ids_steps, reset_id);
+	ck_assert_uint_ge(n_id_steps, 4);
+	ck_assert_uint_eq(ids_finished, reset_id);
+	ck_assert_uint_eq(slot_a()->recovery.id, 0);
 	stop();
 }
 END_TEST
@@ -2895,6 +2940,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, busy_and_enable_races);
 	tcase_add_test(tc, lost_admin_event_does_not_stick);
 	tcase_add_test(tc, admin_deadline_is_the_pe_step_timeout);
+	tcase_add_test(tc, reset_id_in_its_signals);
 	tcase_add_test(tc, failed_resync_retried);
 	tcase_add_test(tc, shim_gone_mid_recovery);
 	tcase_add_test(tc, restart_after_remove_finishes);
