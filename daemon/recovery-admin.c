@@ -149,7 +149,7 @@ static int enable_slot(struct slot *s, char *msg, size_t msg_size)
 	 * the writer's queue (state_writer_load()); the method's reply waits
 	 * for the commit, off the loop (U7, bus-manager.c) */
 	if (kernel) {
-		s->recovery.outside_policy = true;
+		exec_set(s, SLOT_EXEC_OUTSIDE);
 		started(s, PCIERR_CMD_ENABLE, op_id, step_timeout(s));
 	}
 	s->status = (struct slot_status) { 0 };

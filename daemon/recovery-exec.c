@@ -31,6 +31,23 @@
 static void verify_poll(struct slot *s, struct follow_up *next);
 static void schedule_retry(struct slot *s);
 
+static const char *const exec_names[__SLOT_EXEC_MAX] = {
+	[SLOT_EXEC_IDLE] = "idle",
+	[SLOT_EXEC_COMMAND] = "command",
+	[SLOT_EXEC_OUTSIDE] = "outside",
+	[SLOT_EXEC_RETRY] = "retry",
+	[SLOT_EXEC_UDEV] = "udev",
+};
+
+void exec_set(struct slot *s, enum slot_exec to)
+{
+	if (s->recovery.exec == to)
+		return;
+	log_debug("Slot %s: executor %s -> %s.", s->addr, exec_names[s->recovery.exec],
+		  exec_names[to]);
+	s->recovery.exec = to;
+}
+
 /* how often a VERIFY looks again whether the function is back */
 #define VERIFY_POLL_USEC	(200 * PCIERR_USEC_PER_MSEC)
 
@@ -77,7 +94,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
 		if (udev) {
 			log_warning("Slot %s: udev did not report every removal within %llu s; going on.",
 				    s->addr, PCIERR_POLICY_UDEV_SETTLE_USEC / PCIERR_USEC_PER_SEC);
-			s->recovery.waiting_udev = false;
+			exec_set(s, SLOT_EXEC_IDLE);
 		}
 		report_step(s, step, result, took);
 		history(s, NULL, PCIERR_HISTORY_STEP, step, result, "", took, 0, "", NULL);
@@ -383,6 +400,8 @@ static void op_failed_now(struct slot *s, enum pcierr_cmd op, enum pcierr_step s
 void started_step(struct slot *s, enum pcierr_cmd op, enum pcierr_step step,
 		  uint64_t op_id, pcierr_usec_t timeout_usec)
 {
+	if (s->recovery.exec != SLOT_EXEC_OUTSIDE)
+		exec_set(s, SLOT_EXEC_COMMAND);
 	s->recovery.op = op;
 	s->recovery.op_step = step;
 	s->recovery.op_id = op_id;
@@ -615,7 +634,7 @@ static void carry_out(struct slot *s, const struct pcierr_policy_output *out,
 			history(s, NULL, PCIERR_HISTORY_STEP, "wait_udev", "ok", "", 0, 0, "", NULL);
 			return;
 		}
-		s->recovery.waiting_udev = true;
+		exec_set(s, SLOT_EXEC_UDEV);
 		s->recovery.step_started_mono = now_monotonic_usec();
 		arm(s, out->timeout_usec);
 		return;
@@ -708,6 +727,7 @@ static int on_retry(sd_event_source *es, uint64_t usec, void *userdata)
 	char addr[PCIERR_ADDR_MAX];
 
 	s->recovery.retry_timer = sd_event_source_unref(s->recovery.retry_timer);
+	exec_set(s, SLOT_EXEC_IDLE);
 	snprintf(addr, sizeof(addr), "%s", s->addr);
 	/* read the PE again: its id, its devices, an operation that ran */
 	(void)manager_refresh_slot(m, s);
@@ -738,6 +758,7 @@ static void schedule_retry(struct slot *s)
 	int r;
 
 	s->recovery.retries++;
+	exec_set(s, SLOT_EXEC_RETRY);
 	s->recovery.retry_timer = sd_event_source_disable_unref(s->recovery.retry_timer);
 	r = sd_event_add_time_relative(s->manager->event, &s->recovery.retry_timer, CLOCK_BOOTTIME,
 				       delay, 0, on_retry, s);
@@ -758,8 +779,7 @@ void abandon(struct slot *s)
 	s->recovery.disable_failed = false;
 	s->recovery.policy = PCIERR_RECOVERY_INIT;
 	s->recovery.op_id = 0;
-	s->recovery.outside_policy = false;
-	s->recovery.waiting_udev = false;
+	exec_set(s, SLOT_EXEC_IDLE);
 	s->recovery.n_remove_queue = 0;
 	s->recovery.n_udev_pending = 0;
 	observe_slot_changed(s);

@@ -45,7 +45,7 @@ void auto_not_taken(struct slot *s)
 	log_warning("Slot %s: the shim started recover %" PRIu64 " on its own (armed), but the policy chose otherwise.",
 		    s->addr, s->recovery.auto_op_id);
 	if (!slot_recovery_busy(&s->recovery)) {
-		s->recovery.outside_policy = true;
+		exec_set(s, SLOT_EXEC_OUTSIDE);
 		started_step(s, PCIERR_CMD_RECOVER, PCIERR_STEP_ERROR_DETECTED, s->recovery.auto_op_id,
 			     step_timeout(s) * 4);
 	}
@@ -177,8 +177,8 @@ void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost,
 		log_error_detail(s->addr, NULL, &d->detail, dh, sizeof(dh));
 	}
 
-	if (s->recovery.outside_policy) {
-		s->recovery.outside_policy = false;
+	if (s->recovery.exec == SLOT_EXEC_OUTSIDE) {
+		exec_set(s, SLOT_EXEC_IDLE);
 		if (d->error)
 			log_error("Slot %s: %s failed: %s", s->addr, pcierr_op_to_string(d->op),
 				  strerror(d->error));
@@ -187,6 +187,8 @@ void op_done(struct manager *m, const struct pcierr_op_done *d, bool lost,
 		(void)manager_refresh_slot(m, s);
 		return;
 	}
+	/* the policy's command is over */
+	exec_set(s, SLOT_EXEC_IDLE);
 
 	if (d->error && !lost && s->recovery.n_remove_queue == 0 &&
 	    sort_error(s, d->op, -(int)d->error)) {
@@ -382,7 +384,7 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 				s->recovery.n_udev_pending--;
 				break;
 			}
-		if (s->recovery.waiting_udev && s->recovery.n_udev_pending == 0) {
+		if (s->recovery.exec == SLOT_EXEC_UDEV && s->recovery.n_udev_pending == 0) {
 			struct pcierr_policy_event ev = {
 				.type = PCIERR_POLICY_EV_WAIT_DONE,
 				.now = now_realtime_usec(),
@@ -390,7 +392,7 @@ void recovery_on_device_removed(struct manager *m, const char *addr)
 			};
 			pcierr_usec_t took = now_monotonic_usec() - s->recovery.step_started_mono;
 
-			s->recovery.waiting_udev = false;
+			exec_set(s, SLOT_EXEC_IDLE);
 			disarm(s);
 			log_info("Slot %s: wait_udev: ok (%llu ms)", s->addr,
 				 (unsigned long long)(took / 1000));

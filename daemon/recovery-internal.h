@@ -70,6 +70,7 @@ static inline bool admin_pending(const struct slot *s)
 }
 
 /* recovery-exec.c */
+void exec_set(struct slot *s, enum slot_exec to);
 void disarm(struct slot *s);
 void arm(struct slot *s, pcierr_usec_t usec);
 void undo_held(struct slot *s);

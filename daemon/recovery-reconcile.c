@@ -394,7 +394,7 @@ void recovery_resync_slot(struct slot *s)
 			log_error_errno(r, "Slot %s: rescan failed: %m", s->addr);
 			return;
 		}
-		s->recovery.outside_policy = true;
+		exec_set(s, SLOT_EXEC_OUTSIDE);
 		started(s, PCIERR_CMD_RESCAN, op_id, step_timeout(s));
 		return;
 	}

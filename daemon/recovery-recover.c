@@ -221,14 +221,15 @@ bool recover_done(struct manager *m, const struct pcierr_recover_done *rd, bool 
 		s->pe_id = rd->pe_id;
 	s->recovery.op_id = 0;
 	disarm(s);
-	if (s->recovery.outside_policy) {
+	if (s->recovery.exec == SLOT_EXEC_OUTSIDE) {
 		/* an automatic RECOVER the policy did not take up */
-		s->recovery.outside_policy = false;
+		exec_set(s, SLOT_EXEC_IDLE);
 		log_info("Slot %s: recover %" PRIu64 " (started by the shim) ended: %s.", s->addr,
 			 rd->op_id, pcierr_recover_stop_to_string(rd->stop) ?: "?");
 		(void)manager_refresh_slot(m, s);
 		return false;
 	}
+	exec_set(s, SLOT_EXEC_IDLE);
 	if (!out) {
 		log_error("Slot %s: out of memory.", s->addr);
 		return true;

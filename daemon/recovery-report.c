@@ -157,7 +157,7 @@ void finish(struct slot *s, const struct pcierr_policy_output *out)
 		undo_held(s);
 	drop_held(s);
 	s->recovery.disable_failed = false;
-	s->recovery.waiting_udev = false;
+	exec_set(s, SLOT_EXEC_IDLE);
 	/* whatever started this recovery, an admin's Reset pending is over
 	 * with it (review M3) */
 	s->recovery.admin_reset = false;

@@ -1514,6 +1514,12 @@ static bool a_idle(void)
 	       !slot_a()->recovery.retry_timer;
 }
 
+/* the executor's own state (U11): waiting to send it again */
+static bool a_retrying(void)
+{
+	return slot_a()->recovery.exec == SLOT_EXEC_RETRY;
+}
+
 START_TEST(command_errors_sorted)
 {
 	const struct refusal *t = &refusals[_i];
@@ -1524,9 +1530,12 @@ START_TEST(command_errors_sorted)
 	k->refuse_error = t->error;
 	k->refuse_count = t->count;
 	inject_a();
+	if (t->error != -ENOTCONN)
+		ck_assert(run_until(a_retrying, 5000000));
 	run_idle();
 	ck_assert(run_until(a_idle, 8000000));
 	run_idle();
+	ck_assert_int_eq(slot_a()->recovery.exec, SLOT_EXEC_IDLE);
 	ck_assert_str_eq(slot_a()->status.last_result, t->result);
 	ck_assert_ptr_null(strstr(commands(), t->not_sent));
 	ck_assert_uint_eq(k->n_refused, t->refused);
