@@ -87,6 +87,7 @@ static int method_reset(sd_bus_message *message, void *userdata,
 	const char *addr, *type_str;
 	char norm[PCIERR_ADDR_MAX], msg[256] = "", q[BUS_QUOTE_BYTES + 4];
 	enum pcierr_reset_type type;
+	uint64_t id = 0;
 	int r;
 
 	r = sd_bus_message_read(message, "ss", &addr, &type_str);
@@ -111,11 +112,13 @@ static int method_reset(sd_bus_message *message, void *userdata,
 	if (r != 0)
 		return r;
 
-	r = recovery_reset(m, norm, type, msg, sizeof(msg));
+	r = recovery_reset(m, norm, type, &id, msg, sizeof(msg));
 	if (r < 0)
 		return bus_error_from_errno(error, r, msg, norm);
-	return sd_bus_reply_method_return(message, NULL);
+	return sd_bus_reply_method_return(message, "t", id);
 }
+
+static int writer_hold_reply(struct manager *m, sd_bus_message *call);
 
 typedef int (*address_method_fn)(struct manager *m, const char *addr,
 				 char *msg, size_t msg_size);
@@ -143,6 +146,8 @@ static int method_on_address(sd_bus_message *message, struct manager *m,
 	r = fn(m, norm, msg, sizeof(msg));
 	if (r < 0)
 		return bus_error_from_errno(error, r, msg, norm);
+	if (writer_hold_reply(m, message) > 0)
+		return 1;
 	return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -266,6 +271,8 @@ struct history_wait {
 	sd_event_source *timer;		/* the deadline */
 	uint64_t target;		/* the writer's jobs queued at the call */
 	bool released;			/* dispatched again: go on */
+	bool reply;			/* done already: only its empty reply waits
+					 * (writer_hold_reply()) */
 };
 
 static struct history_wait *history_waits;
@@ -301,6 +308,16 @@ static void history_release(struct history_wait *w)
 		return;
 	w->released = true;
 	w->timer = sd_event_source_disable_unref(w->timer);
+	if (w->reply) {
+		sd_bus_message *call = sd_bus_message_ref(w->call);
+
+		w = history_wait_take(call);
+		if (w)
+			history_wait_free(w);
+		(void)sd_bus_reply_method_return(call, NULL);
+		sd_bus_message_unref(call);
+		return;
+	}
 	r = sd_bus_message_rewind(w->call, true);
 	if (r >= 0)
 		r = sd_bus_enqueue_for_read(bus, w->call);
@@ -335,10 +352,14 @@ static int on_history_deadline(sd_event_source *es, uint64_t usec, void *userdat
 	return 0;
 }
 
-/* 0: go on (nothing to wait for, or waited); 1: held, answered later */
-static int history_wait(struct manager *m, sd_bus_message *call)
+/*
+ * 0: go on (nothing to wait for, or waited); 1: held, answered later.
+ * reply: the call is done; only its (empty) reply waits, at most
+ * wait_usec, and is sent then: never dispatched again.
+ */
+static int writer_wait(struct manager *m, sd_bus_message *call, uint64_t wait_usec, bool reply)
 {
-	struct history_wait *w = history_wait_take(call);
+	struct history_wait *w = reply ? NULL : history_wait_take(call);
 	uint64_t target;
 	sd_event *e = sd_bus_get_event(sd_bus_message_get_bus(call));
 	int r;
@@ -362,7 +383,8 @@ static int history_wait(struct manager *m, sd_bus_message *call)
 		return 0;
 	n_history_waits++;
 	w->target = target;
-	r = sd_event_add_time_relative(e, &w->timer, CLOCK_MONOTONIC, bus_history_wait_usec, 1000,
+	w->reply = reply;
+	r = sd_event_add_time_relative(e, &w->timer, CLOCK_MONOTONIC, wait_usec, 1000,
 				       on_history_deadline, w);
 	if (r < 0) {
 		free(w);
@@ -376,6 +398,26 @@ static int history_wait(struct manager *m, sd_bus_message *call)
 	if (state_writer_reached(m->writer, target))
 		history_release(w);
 	return 1;
+}
+
+static int history_wait(struct manager *m, sd_bus_message *call)
+{
+	return writer_wait(m, call, bus_history_wait_usec, false);
+}
+
+/*
+ * U7: Enable and ClearFreezeCount answer once what they queued is
+ * committed (a client that reads the store next sees it), at most
+ * bus_written_wait_usec; the loop goes on meanwhile. 1: the reply waits;
+ * 0: send it now.
+ */
+uint64_t bus_written_wait_usec = 2 * 1000 * 1000;
+
+static int writer_hold_reply(struct manager *m, sd_bus_message *call)
+{
+	if (!m->writer)
+		return 0;
+	return writer_wait(m, call, bus_written_wait_usec, true);
 }
 
 void bus_manager_flush(void)
@@ -549,7 +591,7 @@ const sd_bus_vtable bus_manager_vtable[] = {
 				 method_inject, UNPRIV),
 	SD_BUS_METHOD_WITH_NAMES("Reset", "ss",
 				 SD_BUS_PARAM(address) SD_BUS_PARAM(type),
-				 "", ,
+				 "t", SD_BUS_PARAM(recovery),
 				 method_reset, UNPRIV),
 	SD_BUS_METHOD_WITH_NAMES("Enable", "s", SD_BUS_PARAM(address),
 				 "", ,
@@ -578,15 +620,19 @@ const sd_bus_vtable bus_manager_vtable[] = {
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(device)
 				 SD_BUS_PARAM(state) SD_BUS_PARAM(unavailable_ms)
 				 SD_BUS_PARAM(source), 0),
-	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStarted", "ss",
-				 SD_BUS_PARAM(slot) SD_BUS_PARAM(mode), 0),
-	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStep", "ssst",
+	/* U9: the recovery's id (Reset returns it) and the slot's object
+	 * last, so that a client reading the first arguments reads on */
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStarted", "ssto",
+				 SD_BUS_PARAM(slot) SD_BUS_PARAM(mode)
+				 SD_BUS_PARAM(recovery) SD_BUS_PARAM(slot_path), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryStep", "ssstto",
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(step)
-				 SD_BUS_PARAM(result) SD_BUS_PARAM(duration_usec),
-				 0),
-	SD_BUS_SIGNAL_WITH_NAMES("RecoveryFinished", "sst",
+				 SD_BUS_PARAM(result) SD_BUS_PARAM(duration_usec)
+				 SD_BUS_PARAM(recovery) SD_BUS_PARAM(slot_path), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("RecoveryFinished", "sststo",
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(result)
-				 SD_BUS_PARAM(duration_usec), 0),
+				 SD_BUS_PARAM(duration_usec) SD_BUS_PARAM(reason)
+				 SD_BUS_PARAM(recovery) SD_BUS_PARAM(slot_path), 0),
 	SD_BUS_SIGNAL_WITH_NAMES("PermanentlyDisabled", "sss",
 				 SD_BUS_PARAM(slot) SD_BUS_PARAM(device)
 				 SD_BUS_PARAM(reason), 0),
@@ -726,14 +772,15 @@ static void obs_report(struct manager *m, const struct recovery_report *r)
 					      r->unavailable_ms, r->source ?: "");
 		break;
 	case REPORT_STARTED:
-		(void)bus_emit_recovery_started(m, r->slot, r->mode ?: "");
+		(void)bus_emit_recovery_started(m, r->slot, r->mode ?: "", r->recovery);
 		break;
 	case REPORT_STEP:
 		(void)bus_emit_recovery_step(m, r->slot, r->step ?: "", r->result ?: "",
-					     r->duration_usec);
+					     r->duration_usec, r->recovery);
 		break;
 	case REPORT_FINISHED:
-		(void)bus_emit_recovery_finished(m, r->slot, r->result ?: "", r->duration_usec);
+		(void)bus_emit_recovery_finished(m, r->slot, r->result ?: "", r->duration_usec,
+						 r->reason ?: "", r->recovery);
 		break;
 	case REPORT_DISABLED:
 		(void)bus_emit_permanently_disabled(m, r->slot, r->device ?: "", r->reason ?: "");
@@ -830,37 +877,57 @@ int bus_emit_error_detected(struct manager *m, const char *slot,
 }
 
 int bus_emit_recovery_started(struct manager *m, const char *slot,
-			      const char *mode)
+			      const char *mode, uint64_t recovery)
 {
+	_cleanup_free_ char *path = NULL;
+	int r;
+
 	if (!m || !m->bus)
 		return 0;
+	r = bus_slot_path(bus_strempty(slot), &path);
+	if (r < 0)
+		return r;
 	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
 				  PCIERR_BUS_MANAGER_IFACE, "RecoveryStarted",
-				  "ss", bus_strempty(slot), bus_strempty(mode));
+				  "ssto", bus_strempty(slot), bus_strempty(mode), recovery, path);
 }
 
 int bus_emit_recovery_step(struct manager *m, const char *slot,
 			   const char *step, const char *result,
-			   uint64_t duration_usec)
+			   uint64_t duration_usec, uint64_t recovery)
 {
+	_cleanup_free_ char *path = NULL;
+	int r;
+
 	if (!m || !m->bus)
 		return 0;
+	r = bus_slot_path(bus_strempty(slot), &path);
+	if (r < 0)
+		return r;
 	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
 				  PCIERR_BUS_MANAGER_IFACE, "RecoveryStep",
-				  "ssst", bus_strempty(slot),
+				  "ssstto", bus_strempty(slot),
 				  bus_strempty(step), bus_strempty(result),
-				  duration_usec);
+				  duration_usec, recovery, path);
 }
 
 int bus_emit_recovery_finished(struct manager *m, const char *slot,
-			       const char *result, uint64_t duration_usec)
+			       const char *result, uint64_t duration_usec,
+			       const char *reason, uint64_t recovery)
 {
+	_cleanup_free_ char *path = NULL;
+	int r;
+
 	if (!m || !m->bus)
 		return 0;
+	r = bus_slot_path(bus_strempty(slot), &path);
+	if (r < 0)
+		return r;
 	return sd_bus_emit_signal(m->bus, PCIERR_BUS_PATH,
 				  PCIERR_BUS_MANAGER_IFACE, "RecoveryFinished",
-				  "sst", bus_strempty(slot),
-				  bus_strempty(result), duration_usec);
+				  "sststo", bus_strempty(slot),
+				  bus_strempty(result), duration_usec,
+				  bus_strempty(reason), recovery, path);
 }
 
 int bus_emit_permanently_disabled(struct manager *m, const char *slot,

@@ -68,6 +68,21 @@ int bus_error_from_errno(sd_bus_error *error, int r, const char *msg,
 		snprintf(def, sizeof(def),
 			 "The kernel module pcierr_shim is not loaded");
 		break;
+	case -EHOSTDOWN:
+		name = PCIERR_BUS_ERROR_DISABLED;
+		snprintf(def, sizeof(def), "The slot of '%s' is permanently disabled",
+			 bus_strempty(what));
+		break;
+	case -EALREADY:
+		name = PCIERR_BUS_ERROR_NOT_DISABLED;
+		snprintf(def, sizeof(def), "The slot of '%s' is not disabled",
+			 bus_strempty(what));
+		break;
+	case -ENOMEDIUM:
+		name = PCIERR_BUS_ERROR_SLOT_EMPTY;
+		snprintf(def, sizeof(def), "The slot of '%s' holds no device",
+			 bus_strempty(what));
+		break;
 	case -EOPNOTSUPP:
 		name = PCIERR_BUS_ERROR_NOT_SUPPORTED;
 		snprintf(def, sizeof(def),

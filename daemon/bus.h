@@ -30,6 +30,11 @@
 #define PCIERR_BUS_ERROR_NOT_SUPPORTED	"org.pcierr1.Error.NotSupported"
 #define PCIERR_BUS_ERROR_FAILED		"org.pcierr1.Error.Failed"
 #define PCIERR_BUS_ERROR_NO_SUCH_DEVICE	"org.pcierr1.Error.NoSuchDevice"
+/* state conflicts (U9): the call is well formed, the slot is not in a
+ * state it applies to */
+#define PCIERR_BUS_ERROR_DISABLED	"org.pcierr1.Error.Disabled"
+#define PCIERR_BUS_ERROR_NOT_DISABLED	"org.pcierr1.Error.NotDisabled"
+#define PCIERR_BUS_ERROR_SLOT_EMPTY	"org.pcierr1.Error.SlotEmpty"
 
 /* GetHistory: a limit of 0 means this many (the newest), and no call
  * returns more than the maximum (review M6) */
@@ -46,6 +51,8 @@ int bus_setup(struct manager *m);
 void bus_manager_flush(void);
 /* how long GetHistory waits for the state writer at most (tests set it) */
 extern uint64_t bus_history_wait_usec;
+/* how long Enable's and ClearFreezeCount's replies wait for the writer */
+extern uint64_t bus_written_wait_usec;
 
 /* Request PCIERR_BUS_NAME (after bus_setup and the first resync) */
 int bus_request_name(struct manager *m);
@@ -69,13 +76,16 @@ int bus_device_changed(struct device *d);
 int bus_emit_error_detected(struct manager *m, const char *slot,
 			    const char *device, const char *state,
 			    uint32_t time_unavail_ms, const char *source);
+/* recovery: the recovery's id (Reset's reply); the slot's object path
+ * is added from the address */
 int bus_emit_recovery_started(struct manager *m, const char *slot,
-			      const char *mode);
+			      const char *mode, uint64_t recovery);
 int bus_emit_recovery_step(struct manager *m, const char *slot,
 			   const char *step, const char *result,
-			   uint64_t duration_usec);
+			   uint64_t duration_usec, uint64_t recovery);
 int bus_emit_recovery_finished(struct manager *m, const char *slot,
-			       const char *result, uint64_t duration_usec);
+			       const char *result, uint64_t duration_usec,
+			       const char *reason, uint64_t recovery);
 int bus_emit_permanently_disabled(struct manager *m, const char *slot,
 				  const char *device, const char *reason);
 

@@ -4,12 +4,14 @@
 # The data's way through the sources:
 #   kernel-source.c udev-source.c  (detect, events)
 #   manager.c                      (slots and devices, resync; observer.h)
-#   policy.c recovery.c            (decide, act)
+#   recovery-input.c               (events to the policy's inputs)
+#   policy.c recovery-exec.c       (decide, act; recovery.c maps the
+#   recovery-*.c                    rest: RECOVER, report, reconcile, admin)
 #   state.c metrics.c bus-*.c log.c (state, what the world sees)
 #   start.c                        (the parts put together)
 
 PCIERRD      := $(BUILD)/pcierrd
-PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c daemon/recovery.c \
+PCIERRD_SRCS := daemon/pcierrd.c daemon/manager.c $(sort $(wildcard daemon/recovery*.c)) \
 	daemon/kernel-source.c daemon/udev-source.c daemon/pci-names.c \
 	daemon/log.c daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c daemon/kernel-ops.c daemon/addrmap.c \

@@ -170,12 +170,15 @@ static void owner_record(struct slot *s)
 	s->status.last_finished_usec = now_realtime_usec();
 	if (m->quiet)
 		return;
+	++m->recovery_ids;
 	observe_report(m, &(struct recovery_report) {
 		.type = REPORT_STARTED, .slot = s->addr, .mode = "owner-timeout",
+		.recovery = m->recovery_ids,
 	});
 	observe_report(m, &(struct recovery_report) {
 		.type = REPORT_FINISHED, .slot = s->addr, .result = result,
-		.duration_usec = duration_usec,
+		.duration_usec = duration_usec, .reason = ok ? "" : message,
+		.recovery = m->recovery_ids,
 	});
 	observe_slot_changed(s);
 }

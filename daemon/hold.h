@@ -28,7 +28,7 @@
  */
 bool hold_wanted(const struct slot *s);
 
-/* recovery.c: the policy's NOTHING (Recover=no) for s's freeze */
+/* recovery-exec.c: the policy's NOTHING (Recover=no) for s's freeze */
 void hold_note_recover_off(struct slot *s);
 
 /* Hold, renew or let go of s's PE as hold_wanted() says now */

@@ -11,7 +11,7 @@
  * library's own receive timeout (PCIERR_REPLY_TIMEOUT_MS) is the upper
  * bound only a wedged kernel would reach. pcierrd makes no such request
  * between a detection and the first command of its recovery (daemon/
- * recovery.c: "act first").
+ * recovery-exec.c: "act first").
  */
 #include "kernel-ops.h"
 

@@ -84,23 +84,21 @@ static bool test_drop_recover(const struct pcierr_recover_done *d)
 
 static void count_lost(struct manager *m, uint64_t lost, const char *why)
 {
-	static pcierr_usec_t logged;
-	static uint64_t unlogged, unlogged_times;
 	pcierr_usec_t now = now_monotonic_usec();
 
 	m->counters.events_lost += lost;
-	unlogged += lost;
-	unlogged_times++;
-	if (logged == 0 || now - logged >= LOST_LOG_INTERVAL_USEC) {
-		if (unlogged_times > 1)
+	m->lost_unlogged.events += lost;
+	m->lost_unlogged.times++;
+	if (m->lost_unlogged.logged == 0 || now - m->lost_unlogged.logged >= LOST_LOG_INTERVAL_USEC) {
+		if (m->lost_unlogged.times > 1)
 			log_warning("Lost %llu kernel event(s) in %llu overruns since the last warning (last: %s); resynchronising.",
-				    (unsigned long long)unlogged,
-				    (unsigned long long)unlogged_times, why);
+				    (unsigned long long)m->lost_unlogged.events,
+				    (unsigned long long)m->lost_unlogged.times, why);
 		else
 			log_warning("Lost %llu kernel event(s) (%s); resynchronising.",
 				    (unsigned long long)lost, why);
-		logged = now;
-		unlogged = unlogged_times = 0;
+		m->lost_unlogged.logged = now;
+		m->lost_unlogged.events = m->lost_unlogged.times = 0;
 	}
 	manager_schedule_resync(m, why);
 }

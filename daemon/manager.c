@@ -822,7 +822,7 @@ int manager_inject(struct manager *m, const char *addr,
 	if (d->slot->state == PCIERR_PE_STATE_DISABLED) {
 		MSG("Slot %s is permanently disabled (pcierrctl enable %s)",
 		    d->slot->addr, d->slot->addr);
-		return -EINVAL;
+		return -EHOSTDOWN;
 	}
 	r = m->kops->inject(m->kernel, d->addr, d->slot->pe_id, state, time_unavail_ms, ret_seq);
 	if (r < 0)
@@ -853,8 +853,7 @@ int manager_clear_freeze_count(struct manager *m, const char *addr,
 	d->history.count = 0;
 	d->history.first_usec = 0;
 	d->history.last_usec = 0;
-	if (m->writer)
-		(void)state_writer_flush(m->writer, 2 * PCIERR_USEC_PER_SEC);
+	/* the reply waits for the commit, off the loop (U7, bus-manager.c) */
 	log_info("Freeze count of %s cleared.", d->addr);
 	observe_device_changed(d);
 	return 0;

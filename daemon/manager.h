@@ -6,9 +6,10 @@
  *   kernel-source.c   shim EVENT/OP_DONE/OVERFLOW/family  ┐
  *   udev-source.c     add/remove/bind/unbind, AER uevents ├→ manager.c (slots,
  *                                                         │   devices, resync)
- *                                                         └→ recovery.c
- *   observers (observer.h), told by manager.c and recovery.c:
+ *                                                         └→ recovery*.c
+ *   observers (observer.h), told by manager.c and recovery*.c:
  *     recovery.c        acts on slots a resync finds unhealthy, lost ends
+ *                       (recovery.c names the parts of the recovery)
  *     bus-*.c           org.pcierr1 objects, signals, methods
  *     metrics-observer.c the metrics file
  *   start.c puts them together; state.c log.c below them all.
@@ -105,7 +106,7 @@ struct slot {
 	struct device **devices;	/* in bus order */
 	size_t n_devices;
 
-	struct slot_recovery recovery;	/* recovery.c's (slot-recovery.h) */
+	struct slot_recovery recovery;	/* recovery*.c's (slot-recovery.h) */
 	struct slot_hold hold;		/* hold.c's (slot-hold.h) */
 	struct slot_status status;
 	/* the PE's own freezes (EEH's pe->freeze_count), in memory as EEH
@@ -145,6 +146,7 @@ struct manager_counters {
 struct manager {
 	sd_event *event;
 	bool arm_unsupported;		/* the shim refused PCIERR_CMD_ARM (older) */
+	uint64_t recovery_ids;		/* the last recovery id given (U9) */
 	bool hold_unsupported;		/* ... PCIERR_CMD_HOLD (older) */
 	sd_event_source *hold_timer;	/* hold.c: lease renewals */
 	const struct kernel_ops *kops;	/* libpcierr, or a test's double */
@@ -166,6 +168,12 @@ struct manager {
 	uint64_t shim_load_id;
 	uint64_t next_seq;		/* the seq expected next; 0: any */
 	unsigned int kernel_read_errors;	/* in a row */
+	/* lost kernel events not in the journal yet: one warning a second
+	 * at most under a storm (kernel-source.c, count_lost()) */
+	struct {
+		pcierr_usec_t logged;	/* CLOCK_MONOTONIC; 0: never */
+		uint64_t events, times;
+	} lost_unlogged;
 	sd_event_source *resync_source;	/* a deferred resync */
 	sd_event_source *resync_timer;	/* a failed resync tried again */
 	pcierr_usec_t resync_backoff;	/* its next delay; 0: none failed */

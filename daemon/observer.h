@@ -25,9 +25,9 @@ struct device;
 /* One step of a recovery, as the Manager's signals carry it */
 enum recovery_report_type {
 	REPORT_ERROR_DETECTED,	/* slot, device, state, unavailable_ms, source */
-	REPORT_STARTED,		/* slot, mode */
-	REPORT_STEP,		/* slot, step, result, duration_usec */
-	REPORT_FINISHED,	/* slot, result, duration_usec */
+	REPORT_STARTED,		/* slot, mode, recovery */
+	REPORT_STEP,		/* slot, step, result, duration_usec, recovery */
+	REPORT_FINISHED,	/* slot, result, duration_usec, reason, recovery */
 	REPORT_DISABLED,	/* slot, device, reason */
 };
 
@@ -43,6 +43,9 @@ struct recovery_report {
 	const char *reason;
 	uint32_t unavailable_ms;
 	uint64_t duration_usec;
+	/* the recovery's id (U9: Reset returns it, every Recovery* signal
+	 * carries it); 0: none */
+	uint64_t recovery;
 };
 
 /* Why a slot was looked at again (slot_synced) */

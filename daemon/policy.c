@@ -606,23 +606,36 @@ enum reset_kind {
 	RESET_NEXT_OR_SAME,	/* a bigger one, else the biggest again */
 };
 
+/*
+ * The first hammer: the one an administrator asked for when the PE has
+ * it, else the smallest the PE has; UNSPEC: the PE has none
+ */
+static enum pcierr_reset_type first_reset(const struct ctx *c)
+{
+	uint32_t types = c->pe->reset_types;
+	enum pcierr_reset_type want = c->rec->requested_reset;
+
+	if (want != PCIERR_RESET_UNSPEC && (types & RESET_BIT(want)))
+		return want;
+	if (types & RESET_BIT(PCIERR_RESET_HOT))
+		return PCIERR_RESET_HOT;
+	if (types & RESET_BIT(PCIERR_RESET_FUNDAMENTAL))
+		return PCIERR_RESET_FUNDAMENTAL;
+	return PCIERR_RESET_UNSPEC;
+}
+
 static int reset(struct ctx *c, enum reset_kind kind)
 {
 	uint32_t types = c->pe->reset_types;
 	enum pcierr_reset_type last = c->rec->last_reset;
-	bool has_hot = types & RESET_BIT(PCIERR_RESET_HOT);
 	bool has_fund = types & RESET_BIT(PCIERR_RESET_FUNDAMENTAL);
 
 	if (kind == RESET_FIRST || last == PCIERR_RESET_UNSPEC) {
-		enum pcierr_reset_type want = c->rec->requested_reset;
+		enum pcierr_reset_type first = first_reset(c);
 
-		if (want != PCIERR_RESET_UNSPEC && (types & RESET_BIT(want)))
-			return do_reset(c, want);
-		if (has_hot)
-			return do_reset(c, PCIERR_RESET_HOT);
-		if (has_fund)
-			return do_reset(c, PCIERR_RESET_FUNDAMENTAL);
-		return no_reset_hotplug(c);
+		if (first == PCIERR_RESET_UNSPEC)
+			return no_reset_hotplug(c);
+		return do_reset(c, first);
 	}
 	if (last == PCIERR_RESET_HOT && has_fund)
 		return do_reset(c, PCIERR_RESET_FUNDAMENTAL);
@@ -1071,6 +1084,7 @@ static enum pcierr_result merge_results(const struct ctx *c, enum pcierr_result 
 {
 	enum pcierr_result r = start;
 	size_t members = 0, cards = 0, answered = 0, alive = 0;
+	bool outsiders = false;		/* bound, unaware: may have voted */
 
 	for (size_t i = 0; i < c->pe->n_devices; i++) {
 		const struct pcierr_policy_device *d = &c->pe->devices[i];
@@ -1080,6 +1094,16 @@ static enum pcierr_result merge_results(const struct ctx *c, enum pcierr_result 
 		cards++;
 		if (!is_unaware(c, i))
 			members++;
+		else if (d->driver_bound)
+			outsiders = true;
+	}
+
+	if (c->ev->merged != PCIERR_RESULT_UNSPEC && c->ev->n_results == 0) {
+		/* a kept answer (policy.h "Merging"): one vote, never gone */
+		if (c->ev->merged != PCIERR_RESULT_DISCONNECT || !outsiders)
+			r = pcierr_policy_merge(r, c->ev->merged);
+		*all_gone = cards == 0;
+		return r;
 	}
 
 	for (size_t i = 0; i < c->ev->n_results; i++) {
@@ -1362,6 +1386,26 @@ int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd do
 	return 0;
 }
 
+/* The output's recover (policy.h): nothing left to decide until resume */
+static void plan_recover(struct ctx *c)
+{
+	struct pcierr_policy_output *o = c->out;
+	const struct pcierr_recovery *rec = c->rec;
+	enum pcierr_reset_type first;
+
+	if (o->action != PCIERR_ACTION_REPORT || o->step != PCIERR_STEP_ERROR_DETECTED ||
+	    rec->mode != PCIERR_MODE_CALLBACKS || rec->escalate || rec->reset_requested ||
+	    /* a wait between error_detected and the rest (U5) */
+	    rec->wait_after_detect ||
+	    (o->state != PCIERR_STATE_FROZEN && o->state != PCIERR_STATE_NORMAL))
+		return;
+	first = first_reset(c);
+	if (first == PCIERR_RESET_UNSPEC)
+		return;
+	o->recover = true;
+	o->reset_type = first;
+}
+
 int pcierr_policy_step(const struct pcierr_config *cfg,
 		       const struct pcierr_policy_pe *pe,
 		       struct pcierr_recovery *rec,
@@ -1411,6 +1455,110 @@ int pcierr_policy_step(const struct pcierr_config *cfg,
 			nothing(&c, PCIERR_REASON_IGNORED);
 		else
 			gone(&c);
+		break;
+	default:
+		return -EINVAL;
+	}
+	plan_recover(&c);
+	return 0;
+}
+
+/* ARM (policy.h): a freeze named by any card would go as one RECOVER */
+static void plan_arm(const struct pcierr_config *cfg, const struct pcierr_policy_pe *pe,
+		     const struct pcierr_recovery *rec, const struct pcierr_policy_query *q,
+		     struct pcierr_policy_plan *plan)
+{
+	struct pcierr_policy_output out;
+	enum pcierr_reset_type type = PCIERR_RESET_UNSPEC;
+	size_t cards = 0;
+
+	if (!cfg->auto_recover || rec->phase != PCIERR_PHASE_IDLE ||
+	    (pe->flags & (PCIERR_PE_F_BUSY | PCIERR_PE_F_DISABLED)) ||
+	    pe->state == PCIERR_PE_STATE_DISABLED || pe->state == PCIERR_PE_STATE_REMOVED ||
+	    /* RTAS (pseries) and EEH: not proven with RECOVER */
+	    (pe->backend != PCIERR_BACKEND_UNSPEC && pe->backend != PCIERR_BACKEND_GENERIC))
+		return;
+	for (size_t i = 0; i < pe->n_devices; i++) {
+		/* each card has its own count: the next freeze may name any */
+		struct pcierr_recovery r = *rec;
+		struct pcierr_policy_event ev = {
+			.type = PCIERR_POLICY_EV_FREEZE,
+			.now = q->now,
+			.mono = q->mono,
+			.device = pe->devices[i].addr,
+			.state = PCIERR_STATE_FROZEN,
+		};
+		struct ctx head = { .cfg = cfg, .pe = pe };
+
+		if (is_head(&head, i))
+			continue;
+		cards++;
+		if (pcierr_policy_step(cfg, pe, &r, &ev, &out) < 0 || !out.recover)
+			return;
+		type = out.reset_type;
+	}
+	plan->arm = cards > 0;
+	plan->arm_reset = plan->arm ? type : PCIERR_RESET_UNSPEC;
+}
+
+/* LOST (policy.h): the input that stands for a lost OP_DONE */
+static void plan_lost(const struct pcierr_policy_query *q, struct pcierr_policy_plan *plan)
+{
+	struct pcierr_policy_event *l = &plan->lost;
+
+	*l = (struct pcierr_policy_event) {
+		.type = PCIERR_POLICY_EV_OP_DONE,
+		.now = q->now,
+		.mono = q->mono,
+		.op = q->op,
+		.step = q->op == PCIERR_CMD_REPORT ? q->step : PCIERR_STEP_UNSPEC,
+		.error = -ETIMEDOUT,
+	};
+	if (q->op == PCIERR_CMD_RECOVER) {
+		/* its steps, when they can be read; else error_detected
+		 * failed, and the policy resets one step at a time */
+		plan->replay = q->kept;
+		l->op = PCIERR_CMD_REPORT;
+		l->step = PCIERR_STEP_ERROR_DETECTED;
+		if (q->kept && q->error)
+			l->error = q->error;
+		return;
+	}
+	if (!q->kept)
+		return;
+	l->error = q->error;
+	if (q->op == PCIERR_CMD_REPORT)
+		l->merged = q->result != PCIERR_RESULT_UNSPEC ? q->result : PCIERR_RESULT_NONE;
+}
+
+int pcierr_policy_plan(const struct pcierr_config *cfg,
+		       const struct pcierr_policy_pe *pe,
+		       const struct pcierr_recovery *rec,
+		       const struct pcierr_policy_query *q,
+		       struct pcierr_policy_plan *plan)
+{
+	struct pcierr_policy_event ev = { .type = PCIERR_POLICY_EV_TIMEOUT };
+	struct pcierr_recovery copy;
+	/* the settings only: no output */
+	struct ctx c = { .cfg = cfg, .pe = pe, .rec = &copy, .ev = &ev };
+
+	if (!cfg || !pe || !rec || !q || !plan || (unsigned int)q->question >= __PCIERR_PLAN_MAX ||
+	    pe->n_devices > PCIERR_POLICY_MAX_DEVICES || (pe->n_devices > 0 && !pe->devices) ||
+	    (unsigned int)rec->phase >= __PCIERR_PHASE_MAX)
+		return -EINVAL;
+	memset(plan, 0, sizeof(*plan));
+	copy = *rec;
+	pe_settings(&c);
+	plan->step_timeout_usec = step_timeout(&c);
+
+	switch (q->question) {
+	case PCIERR_PLAN_BOUNDS:
+		break;
+	case PCIERR_PLAN_ARM:
+		plan_arm(cfg, pe, rec, q, plan);
+		break;
+	case PCIERR_PLAN_LOST:
+		plan_lost(q, plan);
 		break;
 	default:
 		return -EINVAL;

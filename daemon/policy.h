@@ -56,7 +56,7 @@
  *     RESCAN, DONE(recovered).
  *   Results are merged as merge_result() of drivers/pci/pcie/err.c, over the
  *   aware devices only (NEED_RESET beats DISCONNECT there, so a reset is
- *   tried whenever any driver asks for one). A DISABLE ends in
+ *   tried whenever any driver asks for one); see "Merging" below. A DISABLE ends in
  *   DONE(failed) when the shim reports it done.
  *
  * A freeze of a PE that is already recovering is counted and folded in
@@ -72,7 +72,8 @@
  * A step that does not complete within StepTimeoutSec makes the PE STUCK
  * (reported once); its late completion resumes the recovery. (The daemon
  * asks the kernel then: an operation the shim no longer runs comes back
- * as an OP_DONE with -ETIMEDOUT, daemon/recovery.c.) Phase KERNEL has
+ * as an OP_DONE with -ETIMEDOUT: pcierr_policy_plan()'s LOST,
+ * daemon/recovery-reconcile.c.) Phase KERNEL has
  * its own bound, KernelTimeoutSec (see "Kernel-native AER/DPC" below).
  *
  * First decisions on a freeze of an idle PE, in this order: perm_failure on
@@ -211,6 +212,11 @@ struct pcierr_policy_device {
 struct pcierr_policy_pe {
 	char addr[PCIERR_ADDR_MAX];
 	uint32_t reset_types;		/* 1 << enum pcierr_reset_type */
+	/* as the shim last said (GET_PE); for pcierr_policy_plan()'s ARM.
+	 * 0 (UNSPEC): not known */
+	enum pcierr_pe_state state;
+	uint32_t flags;			/* PCIERR_PE_F_* */
+	enum pcierr_backend backend;
 	const struct pcierr_policy_device *devices;
 	size_t n_devices;		/* at most PCIERR_POLICY_MAX_DEVICES */
 	/* the PE's own freezes (EEH's pe->freeze_count): kept by the
@@ -281,6 +287,11 @@ struct pcierr_policy_event {
 	int error;			/* 0 or a negative errno */
 	const struct pcierr_policy_result *results;
 	size_t n_results;
+	/* a REPORT whose per-device answers are lost (a lost OP_DONE: only
+	 * the shim's merge was kept, see pcierr_policy_plan()'s LOST):
+	 * that merge, read by the one merge rule as "Merging" above says;
+	 * UNSPEC: results hold the answers */
+	enum pcierr_result merged;
 
 	/* VERIFIED */
 	bool verified;
@@ -352,7 +363,13 @@ struct pcierr_policy_output {
 	enum pcierr_policy_action action;
 	enum pcierr_step step;			/* REPORT */
 	enum pcierr_channel_state state;	/* REPORT error_detected */
-	enum pcierr_reset_type reset_type;	/* RESET */
+	enum pcierr_reset_type reset_type;	/* RESET; REPORT with recover */
+	/* REPORT error_detected: nothing is left to decide until resume
+	 * (a callback path, no freeze folded in, no administrator's reset,
+	 * no wait after the report, the PE has a reset): the kernel may run
+	 * error_detected, reset_type, slot_reset and resume as one RECOVER,
+	 * whose steps then come back through the policy one by one */
+	bool recover;
 	bool all_devices;			/* REMOVE, WAIT_UDEV */
 	size_t n_devices;			/* ... or these (indices) */
 	unsigned int devices[PCIERR_POLICY_MAX_DEVICES];
@@ -434,7 +451,7 @@ struct pcierr_recovery {
  * that began the recovery counted it. Returns 0, or -EINVAL (rec untouched)
  * for another op or a rec that is not idle. done_op RECOVER: a callback
  * recovery whose one RECOVER (error_detected first) the kernel finished;
- * its steps are then fed as recovery.c feeds any RECOVER's.
+ * its steps are then fed as recovery-recover.c feeds any RECOVER's.
  */
 int pcierr_policy_resume_hotplug(struct pcierr_recovery *rec, enum pcierr_cmd done_op,
 				 pcierr_usec_t now, pcierr_usec_t mono);
@@ -451,6 +468,86 @@ int pcierr_policy_step(const struct pcierr_config *cfg,
 		       struct pcierr_recovery *rec,
 		       const struct pcierr_policy_event *ev,
 		       struct pcierr_policy_output *out);
+
+/*
+ * The decisions pcierrd takes outside an input (pcierr_policy_plan()),
+ * from the same rules as pcierr_policy_step():
+ *
+ *   BOUNDS The PE's StepTimeoutSec (every answer carries it): the bound
+ *         of what pcierrd does to the PE outside a recovery (an
+ *         administrator's Reset waiting for its freeze, ENABLE) and of
+ *         asking the kernel again after an overdue step (U6).
+ *   ARM   May the shim recover the PE's next freeze at once (issue 12,
+ *         PCIERR_CMD_ARM)? Yes when a freeze named by any card of the PE
+ *         would now start a REPORT error_detected with recover (above),
+ *         AutoRecover=yes, the PE idle (rec), present and not disabled
+ *         or busy in the shim, on the generic backend (RTAS and EEH are
+ *         not proven with RECOVER: pcierrd asks). arm_reset: the
+ *         RECOVER's reset.
+ *   LOST  The operation in flight (op, step; a RECOVER: op RECOVER)
+ *         ended and its OP_DONE never came (H1). kept: the shim's
+ *         GET_PE kept its end (error, and a REPORT's merged answer).
+ *         plan->lost is the input that stands for it:
+ *           not kept            OP_DONE(op, step, -ETIMEDOUT): as if it
+ *                               failed (a RECOVER: as error_detected
+ *                               failing, so the policy resets)
+ *           kept, not a REPORT  OP_DONE(op, kept error)
+ *           kept REPORT         OP_DONE(step, kept error, merged = the
+ *                               kept answer): no per-device answers
+ *           kept RECOVER        replay: the caller feeds the steps the
+ *                               shim kept (their merged answers, each
+ *                               step an OP_DONE with merged); lost is
+ *                               what to feed when it cannot read them
+ *
+ * Merging (one rule): drivers' answers are merged as err.c's
+ * merge_result() over the PE's members (aware endpoints; bridges and
+ * hot-unplugged devices have no vote), in the order given. A kept
+ * answer (ev->merged, a lost OP_DONE) is the shim's merge over every
+ * device in EEH's order (uapi "Merging results"); it is one vote,
+ * except a DISCONNECT that a non-member (a bound unaware endpoint)
+ * may have cast: not known, no vote. Where the orders differ
+ * (CAN_RECOVER against RECOVERED) the kept answer is CAN_RECOVER: a
+ * reset where err.c's order might have resumed, never a disable. A
+ * kept answer never means "gone".
+ */
+enum pcierr_policy_question {
+	PCIERR_PLAN_BOUNDS,	/* only what every answer carries */
+	PCIERR_PLAN_ARM,
+	PCIERR_PLAN_LOST,
+	__PCIERR_PLAN_MAX
+};
+
+struct pcierr_policy_query {
+	enum pcierr_policy_question question;
+	pcierr_usec_t now, mono;	/* as an event's */
+	/* LOST */
+	enum pcierr_cmd op;
+	enum pcierr_step step;		/* REPORT */
+	bool kept;
+	int error;			/* kept: 0 or a negative errno */
+	enum pcierr_result result;	/* kept REPORT: the merged answer */
+};
+
+struct pcierr_policy_plan {
+	/* every answer: the PE's StepTimeoutSec, as a step would get it */
+	pcierr_usec_t step_timeout_usec;
+	/* ARM */
+	bool arm;
+	enum pcierr_reset_type arm_reset;
+	/* LOST */
+	bool replay;			/* a kept RECOVER: feed its steps */
+	struct pcierr_policy_event lost;
+};
+
+/*
+ * Answer q about the PE as it is now (rec is not changed). Returns 0, or
+ * -EINVAL for a bad query.
+ */
+int pcierr_policy_plan(const struct pcierr_config *cfg,
+		       const struct pcierr_policy_pe *pe,
+		       const struct pcierr_recovery *rec,
+		       const struct pcierr_policy_query *q,
+		       struct pcierr_policy_plan *plan);
 
 /* merge_result() of drivers/pci/pcie/err.c on the ABI's results */
 enum pcierr_result pcierr_policy_merge(enum pcierr_result orig,

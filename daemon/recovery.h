@@ -31,10 +31,12 @@ void recovery_kernel_gone(struct manager *m);
 
 /*
  * The Reset and Enable methods (bus-manager.c), by address: 0 or a negative
- * errno with words for the caller in msg, as manager.h's methods.
+ * errno with words for the caller in msg, as manager.h's methods. Reset's
+ * *ret_id: the id the recovery it asks for carries in its Recovery*
+ * signals (U9).
  */
 int recovery_reset(struct manager *m, const char *addr,
-		   enum pcierr_reset_type type, char *msg, size_t msg_size);
+		   enum pcierr_reset_type type, uint64_t *ret_id, char *msg, size_t msg_size);
 int recovery_enable(struct manager *m, const char *addr,
 		    char *msg, size_t msg_size);
 

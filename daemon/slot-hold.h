@@ -3,7 +3,7 @@
  * One slot's claim on its frozen PE (hold.c): whether pcierrd keeps it
  * frozen on purpose, whether the shim knows (PCIERR_CMD_HOLD), and the
  * shim's own recovery last looked at. Owned and changed by hold.c only,
- * but for hold_note_recover_off() from recovery.c.
+ * but for hold_note_recover_off() from recovery-exec.c.
  */
 #ifndef PCIERRD_SLOT_HOLD_H
 #define PCIERRD_SLOT_HOLD_H

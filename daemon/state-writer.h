@@ -31,8 +31,9 @@
  * disk costs memory and time per identity, not per event.
  *
  * Reads stay on the loop's own connection (WAL: readers never wait for
- * the writer); one that must see every queued write first (Enable) calls
- * state_writer_flush() with a bound.
+ * the writer); what must see every queued write first waits off the loop
+ * (state_writer_fd(), state_writer_reached(): GetHistory, and the replies
+ * of Enable and ClearFreezeCount, bus-manager.c).
  */
 #ifndef PCIERRD_STATE_WRITER_H
 #define PCIERRD_STATE_WRITER_H

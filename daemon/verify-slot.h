@@ -3,7 +3,7 @@
  * Verified recovery, per slot (issue 25): the function of each device of
  * a slot while it is healthy (verify.h's snapshots), kept by address
  * across the hot-unplug and rescan of a hotplug path, and the check after
- * a recovery. recovery.c owns the value (struct slot_recovery.verify) and
+ * a recovery. recovery-exec.c owns the value (struct slot_recovery.verify) and
  * calls these; the policy decides what a failed check means.
  */
 #ifndef PCIERRD_VERIFY_SLOT_H

@@ -11,7 +11,7 @@
 #               one first, by a script driving the shim (pcierr-nl), as
 #               the seed's single kernel thread and EEH's event thread
 #               do: pcierrd has no one-at-a-time setting (no config key
-#               was added: it would be a queue in daemon/recovery.c);
+#               was added: it would be a queue in daemon/recovery-exec.c);
 #   hotplug     the edu PE (no err_handler: remove, wait_udev, reset,
 #               rescan under the kernel's global rescan/remove lock) in
 #               place of testdev A, under pcierrd.

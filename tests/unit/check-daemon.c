@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The second unit test runner: pcierrd's glue (manager.c, recovery.c,
+ * The second unit test runner: pcierrd's glue (manager.c, recovery*.c,
  * kernel-source.c, udev-source.c) linked whole against the fake kernel
  * side. Apart from check-all because cksuite-bus.c there stands in for
  * the manager_*() functions this one links for real. make unit-check

@@ -150,9 +150,10 @@ int manager_inject(struct manager *m, const char *addr,
 }
 
 int recovery_reset(struct manager *m, const char *addr,
-		   enum pcierr_reset_type type, char *msg, size_t msg_size)
+		   enum pcierr_reset_type type, uint64_t *ret_id, char *msg, size_t msg_size)
 {
 	fake.type = type;
+	*ret_id = 4711;
 	return fake_record(FAKE_RESET, addr, msg, msg_size);
 }
 
@@ -1224,10 +1225,16 @@ END_TEST
 START_TEST(test_reset_enable_clear)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply;
+	uint64_t id = 0;
 
 	bus_privileged_uid = geteuid();
 
-	sd_bus_message_unref(call_manager(NULL, "Reset", "ss", "00:02.0", ""));
+	/* U9: Reset returns the id its recovery's signals carry */
+	reply = call_manager(NULL, "Reset", "ss", "00:02.0", "");
+	ck_assert_int_gt(sd_bus_message_read(reply, "t", &id), 0);
+	ck_assert_uint_eq(id, 4711);
+	sd_bus_message_unref(reply);
 	ck_assert_int_eq(fake.call, FAKE_RESET);
 	ck_assert_str_eq(fake.addr, SLOT_A);
 	ck_assert_int_eq(fake.type, PCIERR_RESET_HOT);
@@ -1255,10 +1262,18 @@ START_TEST(test_reset_enable_clear)
 	ck_assert_str_eq(fake.addr, SLOT_B);
 	call_manager(&e, "Enable", "s", "0000:03:00.0.1");
 	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "'0000:03:00.0.1'");
-	fake.ret = -EINVAL;
+	/* a state conflict is a domain error (U9), not InvalidArgs */
+	fake.ret = -EALREADY;
 	fake.msg = "0000:00:02.0 is not disabled";
 	call_manager(&e, "Enable", "s", SLOT_A);
-	assert_error(&e, SD_BUS_ERROR_INVALID_ARGS, "0000:00:02.0 is not disabled");
+	assert_error(&e, PCIERR_BUS_ERROR_NOT_DISABLED, "0000:00:02.0 is not disabled");
+	fake.ret = -EHOSTDOWN;
+	fake.msg = NULL;
+	call_manager(&e, "Reset", "ss", SLOT_A, "hot");
+	assert_error(&e, PCIERR_BUS_ERROR_DISABLED, "is permanently disabled");
+	fake.ret = -ENOMEDIUM;
+	call_manager(&e, "Reset", "ss", SLOT_A, "hot");
+	assert_error(&e, PCIERR_BUS_ERROR_SLOT_EMPTY, "holds no device");
 	fake.ret = 0;
 
 	sd_bus_message_unref(call_manager(NULL, "ClearFreezeCount", "s", "03:00.0"));
@@ -1573,9 +1588,9 @@ END_TEST
 START_TEST(test_manager_signals)
 {
 	sd_bus_message *m;
-	const char *a, *b, *c, *d;
+	const char *a, *b, *c, *d, *o;
 	uint32_t u;
-	uint64_t t;
+	uint64_t t, id;
 
 	watch_signals();
 
@@ -1583,11 +1598,11 @@ START_TEST(test_manager_signals)
 						 "inject"), 0);
 	ck_assert_int_ge(bus_emit_error_detected(&mgr, SLOT_A, NULL, "perm_failure", 0,
 						 "aer"), 0);
-	ck_assert_int_ge(bus_emit_recovery_started(&mgr, SLOT_A, "partial-hotplug"), 0);
+	ck_assert_int_ge(bus_emit_recovery_started(&mgr, SLOT_A, "partial-hotplug", 7), 0);
 	ck_assert_int_ge(bus_emit_recovery_step(&mgr, SLOT_A, "slot_reset", "recovered",
-						4242), 0);
+						4242, 7), 0);
 	ck_assert_int_ge(bus_emit_recovery_finished(&mgr, SLOT_A, "recovered",
-						    UINT64_C(1) << 35), 0);
+						    UINT64_C(1) << 35, "", 7), 0);
 	ck_assert_int_ge(bus_emit_permanently_disabled(&mgr, SLOT_B, DEV_B0,
 						       "please reseat"), 0);
 
@@ -1606,23 +1621,31 @@ START_TEST(test_manager_signals)
 	ck_assert_uint_eq(u, 0);
 	ck_assert_str_eq(d, "aer");
 
+	/* U9: each Recovery* signal ends with the recovery's id and the
+	 * slot's object path */
 	m = next_signal(MGR, "RecoveryStarted");
-	ck_assert_int_gt(sd_bus_message_read(m, "ss", &a, &b), 0);
+	ck_assert_int_gt(sd_bus_message_read(m, "ssto", &a, &b, &id, &o), 0);
 	ck_assert_str_eq(a, SLOT_A);
 	ck_assert_str_eq(b, "partial-hotplug");
+	ck_assert_uint_eq(id, 7);
+	ck_assert_str_eq(o, PATH_SLOT_A);
 
 	m = next_signal(MGR, "RecoveryStep");
-	ck_assert_int_gt(sd_bus_message_read(m, "ssst", &a, &b, &c, &t), 0);
+	ck_assert_int_gt(sd_bus_message_read(m, "ssstto", &a, &b, &c, &t, &id, &o), 0);
 	ck_assert_str_eq(a, SLOT_A);
 	ck_assert_str_eq(b, "slot_reset");
 	ck_assert_str_eq(c, "recovered");
 	ck_assert_uint_eq(t, 4242);
+	ck_assert_uint_eq(id, 7);
 
 	m = next_signal(MGR, "RecoveryFinished");
-	ck_assert_int_gt(sd_bus_message_read(m, "sst", &a, &b, &t), 0);
+	ck_assert_int_gt(sd_bus_message_read(m, "sststo", &a, &b, &t, &c, &id, &o), 0);
 	ck_assert_str_eq(a, SLOT_A);
 	ck_assert_str_eq(b, "recovered");
 	ck_assert_uint_eq(t, UINT64_C(1) << 35);
+	ck_assert_str_eq(c, "");
+	ck_assert_uint_eq(id, 7);
+	ck_assert_str_eq(o, PATH_SLOT_A);
 
 	m = next_signal(MGR, "PermanentlyDisabled");
 	ck_assert_int_gt(sd_bus_message_read(m, "sss", &a, &b, &c), 0);
@@ -1651,9 +1674,9 @@ START_TEST(test_no_bus)
 	ck_assert_int_eq(bus_device_changed(&d), 0);
 	ck_assert_int_eq(bus_manager_changed(&m), 0);
 	ck_assert_int_eq(bus_emit_error_detected(&m, SLOT_A, DEV_A0, "frozen", 0, "inject"), 0);
-	ck_assert_int_eq(bus_emit_recovery_started(&m, SLOT_A, "callbacks"), 0);
-	ck_assert_int_eq(bus_emit_recovery_step(&m, SLOT_A, "reset", "ok", 1), 0);
-	ck_assert_int_eq(bus_emit_recovery_finished(&m, SLOT_A, "recovered", 1), 0);
+	ck_assert_int_eq(bus_emit_recovery_started(&m, SLOT_A, "callbacks", 1), 0);
+	ck_assert_int_eq(bus_emit_recovery_step(&m, SLOT_A, "reset", "ok", 1, 1), 0);
+	ck_assert_int_eq(bus_emit_recovery_finished(&m, SLOT_A, "recovered", 1, "", 1), 0);
 	ck_assert_int_eq(bus_emit_permanently_disabled(&m, SLOT_A, "", "why"), 0);
 	for (size_t i = 0; i < N_OF(m.bus_slots); i++)
 		ck_assert_ptr_null(m.bus_slots[i]);

@@ -1050,6 +1050,7 @@ static struct {
 	/* what the next Reset/Inject does */
 	const char *error_name;		/* fail with this error */
 	const char *finish;		/* the RecoveryFinished result; NULL: none */
+	bool reason_in_finish;		/* ... with its reason, as U9's pcierrd */
 	/* what came */
 	char method[32];
 	char arg1[64];
@@ -1087,6 +1088,12 @@ static int fake_emit_recovery(sd_bus *bus, bool inject)
 	for (size_t i = 0; i < N_OF(steps); i++)
 		sd_bus_emit_signal(bus, "/org/pcierr1", F_MANAGER, "RecoveryStep", "ssst", F_SLOT,
 				   steps[i][0], steps[i][1], (uint64_t)(i + 1) * 1000);
+	if (fk.finish && fk.reason_in_finish)
+		/* U9: the reason in the one signal, no PermanentlyDisabled
+		 * to wait for */
+		return sd_bus_emit_signal(bus, "/org/pcierr1", F_MANAGER, "RecoveryFinished",
+					  "sststo", F_SLOT, fk.finish, (uint64_t)5000,
+					  "froze 6 times; reseat it", (uint64_t)9, F_SLOT_PATH);
 	if (fk.finish && strcmp(fk.finish, "disabled") == 0) {
 		sd_bus_emit_signal(bus, "/org/pcierr1", F_MANAGER, "RecoveryFinished", "sst",
 				   F_SLOT, fk.finish, (uint64_t)5000);
@@ -1556,6 +1563,16 @@ START_TEST(test_cli_reset)
 	assert_json(out);
 	assert_prefix(out, "{\"Slot\":\"" F_SLOT "\",\"Seq\":77,\"Result\":\"disabled\"");
 	assert_contains(out, "\"Reason\":\"too many freezes; reseat it\"}");
+	free(out);
+	free(err);
+
+	/* disabled, its reason in RecoveryFinished itself (U9) */
+	fk.reason_in_finish = true;
+	ck_assert_int_eq(RUN(&out, &err, "--json", "reset", F_DEV), 1);
+	assert_json(out);
+	assert_contains(out, "\"Result\":\"disabled\"");
+	assert_contains(out, "\"Reason\":\"froze 6 times; reseat it\"}");
+	fk.reason_in_finish = false;
 	free(out);
 	free(err);
 

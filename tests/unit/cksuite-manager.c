@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pcierrd's glue on the host (issue 10 point 5): manager.c, recovery.c,
+ * pcierrd's glue on the host (issue 10 point 5): manager.c, recovery*.c,
  * kernel-source.c and udev-source.c driven through the fake kernel side
  * (fake-kernel.c) on a real sd-event loop: a recovery end to end, act
  * first, a lost OP_DONE, a stale OP_DONE, an overflow, events during a
@@ -41,6 +41,8 @@
 static struct manager *m;
 static struct fake_kernel *k;
 static char cmds[4096];
+/* the id of the recovery a Reset asked for (U9) */
+static uint64_t reset_id;
 
 #define PE_A	"0000:00:1c.0"
 #define DEV_A	"0000:01:00.0"
@@ -730,7 +732,7 @@ START_TEST(auto_disarmed_for_admin_reset)
 
 	start_auto(5);
 	ck_assert(fake_armed(k, PE_A));
-	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
 	ck_assert_uint_eq(k->n_disarms, 1);
 	ck_assert(run_until(a_idle_with_result, 5000000));
 	ck_assert_uint_eq(k->n_auto, 0);
@@ -979,10 +981,10 @@ START_TEST(busy_and_enable_races)
 	k->auto_complete = false;
 	inject_a();
 	run_idle();
-	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), -EBUSY);
 	ck_assert_int_eq(recovery_enable(m, PE_A, msg, sizeof(msg)), -EBUSY);
 	/* another slot is free */
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
 	while (fake_complete(k, PE_A) | fake_complete(k, PE_B))
 		run_idle();
 	ck_assert(a_idle_with_result());
@@ -1005,8 +1007,8 @@ START_TEST(lost_admin_event_does_not_stick)
 
 	start(1);
 	k->drop_next_event = true;
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), -EBUSY);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), -EBUSY);
 	/* past its deadline, a resync recovers the frozen slot as found */
 	b = manager_find_slot(m, PE_B);
 	ck_assert(b->recovery.admin_reset);
@@ -1015,7 +1017,82 @@ START_TEST(lost_admin_event_does_not_stick)
 	ck_assert(run_until(b_not_admin, 5000000));
 	run_idle();
 	ck_assert_str_eq(manager_find_slot(m, PE_B)->status.last_result, "recovered");
-	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
+	stop();
+}
+END_TEST
+
+/*
+ * U6: what pcierrd bounds outside a recovery is bounded by the PE's own
+ * StepTimeoutSec, as the policy gives it to the PE's steps, not by
+ * [Policy]'s: an administrator's Reset waits that long for its freeze
+ */
+START_TEST(admin_deadline_is_the_pe_step_timeout)
+{
+	struct pcierr_config_error err = {};
+	char msg[256];
+	uint64_t before;
+	struct slot *b;
+
+	start(1);
+	ck_assert_int_eq(pcierr_config_parse_string(&m->config,
+						    "[Device " DEV_B "]\nStepTimeoutSec=60\n",
+						    "test.conf", &err), 0);
+	k->drop_next_event = true;
+	before = now_monotonic_usec();
+	ck_assert_int_eq(recovery_reset(m, PE_B, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
+	b = manager_find_slot(m, PE_B);
+	ck_assert(b->recovery.admin_reset);
+	ck_assert_msg(b->recovery.admin_deadline >= before + 60 * PCIERR_USEC_PER_SEC,
+		      "deadline in %lld ms, expected 60 s",
+		      (long long)(b->recovery.admin_deadline - before) / 1000);
+	/* a slot without the override: [Policy]'s 1 s */
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
+	ck_assert_uint_le(slot_a()->recovery.admin_deadline,
+			  now_monotonic_usec() + PCIERR_USEC_PER_SEC);
+	stop();
+}
+END_TEST
+
+/* U9: the reports of a Reset's recovery carry the id Reset returned */
+static uint64_t ids_started, ids_steps, ids_finished;
+static unsigned int n_id_steps;
+
+static void on_id_report(struct manager *mgr, const struct recovery_report *r)
+{
+	if (r->type == REPORT_STARTED)
+		ids_started = r->recovery;
+	else if (r->type == REPORT_STEP && r->recovery == ids_started) {
+		ids_steps = r->recovery;
+		n_id_steps++;
+	} else if (r->type == REPORT_FINISHED)
+		ids_finished = r->recovery;
+}
+
+static const struct manager_observer id_recorder = { .report = on_id_report };
+
+START_TEST(reset_id_in_its_signals)
+{
+	char msg[256];
+	uint64_t first;
+
+	start(30);
+	ck_assert_int_eq(manager_add_observer(m, &id_recorder), 0);
+	/* a freeze's recovery first: it gets an id of its own */
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	first = ids_finished;
+	ck_assert_uint_gt(first, 0);
+	ck_assert_int_eq(recovery_reset(m, PE_A, PCIERR_RESET_HOT, &reset_id, msg, sizeof(msg)), 0);
+	ck_assert_uint_gt(reset_id, first);
+	slot_a()->status.last_result[0] = 0;
+	n_id_steps = 0;
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_uint_eq(ids_started, reset_id);
+	ck_assert_uint_eq(ids_steps, reset_id);
+	ck_assert_uint_ge(n_id_steps, 4);
+	ck_assert_uint_eq(ids_finished, reset_id);
+	ck_assert_uint_eq(slot_a()->recovery.id, 0);
 	stop();
 }
 END_TEST
@@ -1437,6 +1514,12 @@ static bool a_idle(void)
 	       !slot_a()->recovery.retry_timer;
 }
 
+/* the executor's own state (U11): waiting to send it again */
+static bool a_retrying(void)
+{
+	return slot_a()->recovery.exec == SLOT_EXEC_RETRY;
+}
+
 START_TEST(command_errors_sorted)
 {
 	const struct refusal *t = &refusals[_i];
@@ -1447,9 +1530,12 @@ START_TEST(command_errors_sorted)
 	k->refuse_error = t->error;
 	k->refuse_count = t->count;
 	inject_a();
+	if (t->error != -ENOTCONN)
+		ck_assert(run_until(a_retrying, 5000000));
 	run_idle();
 	ck_assert(run_until(a_idle, 8000000));
 	run_idle();
+	ck_assert_int_eq(slot_a()->recovery.exec, SLOT_EXEC_IDLE);
 	ck_assert_str_eq(slot_a()->status.last_result, t->result);
 	ck_assert_ptr_null(strstr(commands(), t->not_sent));
 	ck_assert_uint_eq(k->n_refused, t->refused);
@@ -2397,6 +2483,25 @@ START_TEST(resync_failed_on_the_bus)
 }
 END_TEST
 
+/* PE_A, a state store in a new dir and the bus on a socket pair; path:
+ * the store's */
+static void start_with_store(char *dir, char *path, size_t size, sd_bus **server,
+			     sd_bus **client)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, size, "%s/state.db", dir);
+	k = fake_kernel_new();
+	fake_add_pe(k, PE_A, 0x0001, 1);
+	ck_assert_int_eq(manager_new(&m), 0);
+	m->kops = &fake_kernel_ops;
+	m->no_udev = true;
+	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
+	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
+	ck_assert_int_eq(manager_prepare(m, false), 0);
+	ck_assert_int_eq(pcierrd_start(m), 0);
+	bus_pair(server, client);
+}
+
 START_TEST(history_waits_off_the_loop)
 {
 	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
@@ -2412,18 +2517,7 @@ START_TEST(history_waits_off_the_loop)
 	answers = 0;
 	/* a loaded machine must not reach the deadline */
 	bus_history_wait_usec = 30 * 1000000ULL;
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.db", dir);
-	k = fake_kernel_new();
-	fake_add_pe(k, PE_A, 0x0001, 1);
-	ck_assert_int_eq(manager_new(&m), 0);
-	m->kops = &fake_kernel_ops;
-	m->no_udev = true;
-	ck_assert_int_eq(pcierr_state_open(path, &m->state), 0);
-	ck_assert_int_eq(state_writer_new(path, 0, 0, &m->writer), 0);
-	ck_assert_int_eq(manager_prepare(m, false), 0);
-	ck_assert_int_eq(pcierrd_start(m), 0);
-	bus_pair(&server, &client);
+	start_with_store(dir, path, sizeof(path), &server, &client);
 
 	/* the writer is held up: its commit waits for the lock */
 	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
@@ -2460,6 +2554,68 @@ START_TEST(history_waits_off_the_loop)
 	sd_bus_flush_close_unref(server);
 	stop();
 	state_dir_remove(dir);
+}
+END_TEST
+
+static int on_method_done(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct hist_call *c = userdata;
+
+	ck_assert_msg(!sd_bus_message_is_method_error(msg, NULL), "call failed: %s",
+		      sd_bus_message_get_error(msg) ? sd_bus_message_get_error(msg)->message : "?");
+	c->done = true;
+	c->order = ++answers;
+	return 0;
+}
+
+/*
+ * U7: ClearFreezeCount (as Enable: the same reply) answers once what it
+ * queued is committed, but the loop goes on meanwhile: a GetAll sent
+ * after it is answered first while the disk is held
+ */
+START_TEST(clear_answers_off_the_loop)
+{
+	char dir[] = "/tmp/pcierr-mgr-XXXXXX", path[64];
+	struct hist_call clear = { 0 }, all = { 0 };
+	sd_bus *server = NULL, *client = NULL;
+	sqlite3 *locker = NULL;
+	uint64_t t0;
+
+	answers = 0;
+	bus_written_wait_usec = 30 * 1000000ULL;
+	start_with_store(dir, path, sizeof(path), &server, &client);
+
+	ck_assert_int_eq(sqlite3_open(path, &locker), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(locker, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  PCIERR_BUS_MANAGER_IFACE, "ClearFreezeCount",
+						  on_method_done, &clear, "s", DEV_A), 0);
+	ck_assert_int_ge(sd_bus_call_method_async(client, NULL, NULL, PCIERR_BUS_PATH,
+						  "org.freedesktop.DBus.Properties", "GetAll",
+						  on_getall, &all, "s", PCIERR_BUS_MANAGER_IFACE), 0);
+	t0 = mono_usec();
+	while (!all.done && mono_usec() - t0 < 5000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	ck_assert(all.done);
+	ck_assert_msg(!clear.done && all.order == 1,
+		      "ClearFreezeCount answered first: the loop waited for the disk");
+
+	ck_assert_int_eq(sqlite3_exec(locker, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(locker);
+	t0 = mono_usec();
+	while (!clear.done && mono_usec() - t0 < 10000000)
+		ck_assert_int_ge(sd_event_run(m->event, 10000), 0);
+	ck_assert(clear.done);
+	ck_assert_uint_eq(clear.order, 2);
+
+	bus_manager_flush();
+	sd_bus_flush_close_unref(client);
+	m->bus = NULL;
+	sd_bus_flush_close_unref(server);
+	stop();
+	state_dir_remove(dir);
+	bus_written_wait_usec = 2 * 1000000ULL;
 }
 END_TEST
 
@@ -2874,6 +3030,8 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, event_during_resync_counted_once);
 	tcase_add_test(tc, busy_and_enable_races);
 	tcase_add_test(tc, lost_admin_event_does_not_stick);
+	tcase_add_test(tc, admin_deadline_is_the_pe_step_timeout);
+	tcase_add_test(tc, reset_id_in_its_signals);
 	tcase_add_test(tc, failed_resync_retried);
 	tcase_add_test(tc, shim_gone_mid_recovery);
 	tcase_add_test(tc, restart_after_remove_finishes);
@@ -2902,6 +3060,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, storm_bus_served_between_batches);
 	tcase_add_test(tc, overflow_storm_resyncs_bounded);
 	tcase_add_test(tc, history_waits_off_the_loop);
+	tcase_add_test(tc, clear_answers_off_the_loop);
 	tcase_add_test(tc, resync_failed_on_the_bus);
 	tcase_add_test(tc, state_freeze_saves_coalesce);
 	tcase_add_test(tc, metrics_writer_latest_wins);

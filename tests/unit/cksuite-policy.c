@@ -1330,6 +1330,95 @@ static void check_devices(const char *ctx, const struct pcierr_policy_output *ou
 	ck_assert_msg(mask == x->mask, "%s: device mask %#x, expected %#x", ctx, mask, x->mask);
 }
 
+/* The table's devices as the daemon passes them (devs: MAXD) */
+static size_t to_devices(const struct dev *tab, struct pcierr_policy_device *devs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < MAXD && tab[i].addr; i++) {
+		const struct dev *d = &tab[i];
+
+		snprintf(devs[i].addr, sizeof(devs[i].addr), "%s", d->addr);
+		devs[i].vendor = d->vendor;
+		devs[i].device = d->device;
+		devs[i].driver_bound = d->bound;
+		devs[i].handlers = d->handlers;
+		devs[i].driver = d->driver;
+		devs[i].flags = d->bridge ? PCIERR_DEV_F_BRIDGE : 0;
+		devs[i].history = (struct pcierr_freeze_record) {
+			.count = d->count,
+			.first_usec = T0 + d->last,
+			.last_usec = T0 + d->last,
+			.disabled = d->disabled,
+			.error_gen = ERROR_GEN(i),
+		};
+		n++;
+	}
+	return n;
+}
+
+/* One table input as the daemon would feed it (results: MAXD + 1) */
+static void to_event(const struct in *in, const struct pcierr_policy_device *devs, size_t n,
+		     struct pcierr_policy_result *results, struct pcierr_policy_event *ev,
+		     const char *ctx)
+{
+	switch (in->kind) {
+	case IN_FREEZE:
+		ev->type = PCIERR_POLICY_EV_FREEZE;
+		ev->state = PCIERR_STATE_FROZEN;
+		ev->slot_empty = in->empty;
+		ev->freeze_kind = in->fk;
+		ev->reset_type = in->rtype;
+		break;
+	case IN_PERM:
+		ev->type = PCIERR_POLICY_EV_FREEZE;
+		ev->state = PCIERR_STATE_PERM_FAILURE;
+		ev->time_unavail_ms = in->tu;
+		ev->slot_empty = in->empty;
+		ev->freeze_kind = in->fk;
+		ev->reset_type = in->rtype;
+		break;
+	case IN_AER:
+		ev->type = PCIERR_POLICY_EV_AER;
+		ev->aer = in->aer;
+		ev->aer_frozen = !in->nonfatal;
+		break;
+	case IN_OP:
+		ev->type = PCIERR_POLICY_EV_OP_DONE;
+		ev->op = in->op;
+		ev->step = in->step;
+		ev->error = in->error;
+		for (size_t d = 0; d < n; d++)
+			if (in->res[d] != PCIERR_RESULT_UNSPEC) {
+				memcpy(results[ev->n_results].addr, devs[d].addr,
+				       PCIERR_ADDR_MAX);
+				results[ev->n_results++].result = in->res[d];
+			}
+		if (in->below != PCIERR_RESULT_UNSPEC) {
+			snprintf(results[ev->n_results].addr, PCIERR_ADDR_MAX,
+				 "0000:0a:00.0");
+			results[ev->n_results++].result = in->below;
+		}
+		break;
+	case IN_WAIT_DONE:
+		ev->type = PCIERR_POLICY_EV_WAIT_DONE;
+		break;
+	case IN_TIMEOUT:
+		ev->type = PCIERR_POLICY_EV_TIMEOUT;
+		break;
+	case IN_SLOT_EMPTY:
+		ev->type = PCIERR_POLICY_EV_SLOT_EMPTY;
+		break;
+	case IN_VERIFIED:
+		ev->type = PCIERR_POLICY_EV_VERIFIED;
+		ev->verified = in->verified;
+		ev->missing = in->missing;
+		break;
+	default:
+		ck_abort_msg("%s: bad input", ctx);
+	}
+}
+
 START_TEST(test_scenario)
 {
 	const struct scenario *sc = &scenarios[_i];
@@ -1352,25 +1441,7 @@ START_TEST(test_scenario)
 		ck_assert_msg(pcierr_config_parse_string(&cfg, sc->config, "test.conf", &err) == 0,
 			      "%s: config: %s:%u: %s", sc->name, err.file, err.line, err.message);
 
-	for (size_t i = 0; i < MAXD && sc->devs[i].addr; i++) {
-		const struct dev *d = &sc->devs[i];
-
-		snprintf(devs[i].addr, sizeof(devs[i].addr), "%s", d->addr);
-		devs[i].vendor = d->vendor;
-		devs[i].device = d->device;
-		devs[i].driver_bound = d->bound;
-		devs[i].handlers = d->handlers;
-		devs[i].driver = d->driver;
-		devs[i].flags = d->bridge ? PCIERR_DEV_F_BRIDGE : 0;
-		devs[i].history = (struct pcierr_freeze_record) {
-			.count = d->count,
-			.first_usec = T0 + d->last,
-			.last_usec = T0 + d->last,
-			.disabled = d->disabled,
-			.error_gen = ERROR_GEN(i),
-		};
-		pe.n_devices++;
-	}
+	pe.n_devices = to_devices(sc->devs, devs);
 
 	for (size_t s = 0; s < MAXS && sc->steps[s].in.kind != IN_END; s++) {
 		const struct step *st = &sc->steps[s];
@@ -1387,61 +1458,7 @@ START_TEST(test_scenario)
 
 		snprintf(ctx, sizeof(ctx), "'%s' step %zu", sc->name, s + 1);
 
-		switch (in->kind) {
-		case IN_FREEZE:
-			ev.type = PCIERR_POLICY_EV_FREEZE;
-			ev.state = PCIERR_STATE_FROZEN;
-			ev.slot_empty = in->empty;
-			ev.freeze_kind = in->fk;
-			ev.reset_type = in->rtype;
-			break;
-		case IN_PERM:
-			ev.type = PCIERR_POLICY_EV_FREEZE;
-			ev.state = PCIERR_STATE_PERM_FAILURE;
-			ev.time_unavail_ms = in->tu;
-			ev.slot_empty = in->empty;
-			ev.freeze_kind = in->fk;
-			ev.reset_type = in->rtype;
-			break;
-		case IN_AER:
-			ev.type = PCIERR_POLICY_EV_AER;
-			ev.aer = in->aer;
-			ev.aer_frozen = !in->nonfatal;
-			break;
-		case IN_OP:
-			ev.type = PCIERR_POLICY_EV_OP_DONE;
-			ev.op = in->op;
-			ev.step = in->step;
-			ev.error = in->error;
-			for (size_t d = 0; d < pe.n_devices; d++)
-				if (in->res[d] != PCIERR_RESULT_UNSPEC) {
-					memcpy(results[ev.n_results].addr, devs[d].addr,
-					       PCIERR_ADDR_MAX);
-					results[ev.n_results++].result = in->res[d];
-				}
-			if (in->below != PCIERR_RESULT_UNSPEC) {
-				snprintf(results[ev.n_results].addr, PCIERR_ADDR_MAX,
-					 "0000:0a:00.0");
-				results[ev.n_results++].result = in->below;
-			}
-			break;
-		case IN_WAIT_DONE:
-			ev.type = PCIERR_POLICY_EV_WAIT_DONE;
-			break;
-		case IN_TIMEOUT:
-			ev.type = PCIERR_POLICY_EV_TIMEOUT;
-			break;
-		case IN_SLOT_EMPTY:
-			ev.type = PCIERR_POLICY_EV_SLOT_EMPTY;
-			break;
-		case IN_VERIFIED:
-			ev.type = PCIERR_POLICY_EV_VERIFIED;
-			ev.verified = in->verified;
-			ev.missing = in->missing;
-			break;
-		default:
-			ck_abort_msg("%s: bad input", ctx);
-		}
+		to_event(in, devs, pe.n_devices, results, &ev, ctx);
 
 		ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
 		if (out->action == PCIERR_ACTION_VERIFY && x->action == PCIERR_ACTION_DONE &&
@@ -1767,6 +1784,327 @@ START_TEST(test_monotonic_and_kernel_timeout)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/*
+ * U11: the decisions recovery.c took by itself, now the policy's. Each
+ * case runs its inputs through pcierr_policy_step(), then asks
+ * pcierr_policy_plan(); "copy" says what the copy that was deleted from
+ * recovery.c answered (first_reset() and try_recover(),
+ * next_freeze_recovers(), check_op()'s merged answer copied to every
+ * device), where it is not the plan's.
+ */
+
+#define PLANIN	6
+
+struct plan_case {
+	const char *name;
+	const char *config;
+	enum rt rt;
+	struct dev devs[MAXD];
+	enum pcierr_pe_state state;
+	uint32_t flags;
+	enum pcierr_backend backend;
+	struct in before[PLANIN];	/* the last one's output: recover? */
+	int recover;			/* 1 yes, -1 no, 0 not checked */
+	enum pcierr_reset_type recover_reset;
+	struct pcierr_policy_query q;
+	bool arm;			/* ARM */
+	enum pcierr_reset_type arm_reset;
+	pcierr_usec_t step_timeout;	/* 0: the default */
+	/* LOST: the plan's input, fed to the policy, gives */
+	bool replay;
+	struct exp then;
+	/* ... and what the copy's input gave (check_op: the merged
+	 * answer as every device's); action NOTHING: the same */
+	struct exp copy;
+};
+
+#define ASK_ARM		{ .question = PCIERR_PLAN_ARM }
+#define ASK_BOUNDS	{ .question = PCIERR_PLAN_BOUNDS }
+#define LOST(c, s)	{ .question = PCIERR_PLAN_LOST, .op = PCIERR_CMD_##c, \
+			  .step = PCIERR_STEP_##s }
+#define KEPT(c, s, e, r) { .question = PCIERR_PLAN_LOST, .op = PCIERR_CMD_##c, \
+			  .step = PCIERR_STEP_##s, .kept = true, .error = (e), .result = (r) }
+
+static const struct plan_case plan_table[] = {
+	/* try_recover() and first_reset(): when a RECOVER may run, its reset */
+	{ "recover: callbacks, hot first", .rt = RT_BOTH, .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0) }, .recover = 1, .recover_reset = PCIERR_RESET_HOT,
+	  .q = ASK_BOUNDS },
+	{ "recover: fundamental only", .rt = RT_FUND, .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0) }, .recover = 1, .recover_reset = PCIERR_RESET_FUNDAMENTAL,
+	  .q = ASK_BOUNDS },
+	{ "recover: no reset", .rt = RT_NONE, .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0) }, .recover = -1, .q = ASK_BOUNDS },
+	{ "recover: partial hotplug", .devs = { AWARE("0000:01:00.0"), NO_HANDLERS("0000:01:00.1") },
+	  .before = { FREEZE(0, 0) }, .recover = -1, .q = ASK_BOUNDS },
+	{ "recover: Method=hotplug", .config = "[Device 8086:10d3]\nMethod=hotplug\n",
+	  .devs = { AWARE("0000:01:00.0"), NO_MMIO("0000:01:00.1") },
+	  .before = { FREEZE(0, 0) }, .recover = -1, .q = ASK_BOUNDS },
+	{ "recover: an administrator's reset", .devs = { AWARE("0000:01:00.0") },
+	  .before = { ADMIN(0, FUNDAMENTAL) }, .recover = -1, .q = ASK_BOUNDS },
+	{ "recover: told before time_unavail", .devs = { AWARE("0000:01:00.0") },
+	  .before = { PERM(0, 2000) }, .recover = -1, .q = ASK_BOUNDS },
+	{ "recover: over again after a rescan", .devs = { AWARE("0000:01:00.0"), NO_HANDLERS("0000:01:00.1") },
+	  .before = { FREEZE(0, 0), REP(ERROR_DETECTED, NR), OP(REMOVE), WAIT_DONE, OP(RESET),
+		      REP(SLOT_RESET, RC) },
+	  .recover = -1, .q = ASK_BOUNDS },
+
+	/* next_freeze_recovers() and arm_wanted(): the arm */
+	{ "arm: an aware card", .rt = RT_BOTH, .devs = { BRIDGE("0000:00:1c.0"), AWARE("0000:01:00.0") },
+	  .q = ASK_ARM, .arm = true, .arm_reset = PCIERR_RESET_HOT },
+	{ "arm: fundamental only", .rt = RT_FUND, .devs = { AWARE("0000:01:00.0") },
+	  .q = ASK_ARM, .arm = true, .arm_reset = PCIERR_RESET_FUNDAMENTAL },
+	{ "arm: AutoRecover=no", .config = "[Policy]\nAutoRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") }, .q = ASK_ARM },
+	{ "arm: Recover=no", .config = "[Device 0000:01:00.0]\nRecover=no\n",
+	  .devs = { AWARE("0000:01:00.0") }, .q = ASK_ARM },
+	{ "arm: a card without handlers", .devs = { AWARE("0000:01:00.0"), NO_HANDLERS("0000:02:00.0") },
+	  .q = ASK_ARM },
+	{ "arm: the next freeze of a card disables", .devs = { AWARE("0000:01:00.0"),
+	  HIST("0000:02:00.0", 5, SEC(60)) }, .q = ASK_ARM },
+	{ "arm: five freezes of the card so far is still armed",
+	  .devs = { HIST("0000:01:00.0", 4, SEC(60)) }, .q = ASK_ARM, .arm = true,
+	  .arm_reset = PCIERR_RESET_HOT },
+	{ "arm: a disabled identity", .devs = { { .addr = "0000:01:00.0", .vendor = 0x8086,
+	  .device = 0x10d3, .bound = true, .handlers = H_ALL, .disabled = true } }, .q = ASK_ARM },
+	{ "arm: no reset", .rt = RT_NONE, .devs = { AWARE("0000:01:00.0") }, .q = ASK_ARM },
+	{ "arm: the head alone", .devs = { BRIDGE("0000:00:1c.0") }, .q = ASK_ARM },
+	{ "arm: busy in the shim", .devs = { AWARE("0000:01:00.0") }, .flags = PCIERR_PE_F_BUSY,
+	  .q = ASK_ARM },
+	{ "arm: disabled in the shim", .devs = { AWARE("0000:01:00.0") },
+	  .state = PCIERR_PE_STATE_DISABLED, .q = ASK_ARM },
+	{ "arm: hot-unplugged", .devs = { AWARE("0000:01:00.0") },
+	  .state = PCIERR_PE_STATE_REMOVED, .q = ASK_ARM },
+	{ "arm: RTAS", .devs = { AWARE("0000:01:00.0") }, .backend = PCIERR_BACKEND_RTAS,
+	  .q = ASK_ARM },
+	{ "arm: generic", .devs = { AWARE("0000:01:00.0") }, .backend = PCIERR_BACKEND_GENERIC,
+	  .state = PCIERR_PE_STATE_NORMAL, .q = ASK_ARM, .arm = true, .arm_reset = PCIERR_RESET_HOT },
+	{ "arm: recovering", .devs = { AWARE("0000:01:00.0") }, .before = { FREEZE(0, 0) },
+	  .q = ASK_ARM },
+
+	/* U6: the PE's own StepTimeoutSec, not [Policy]'s */
+	{ "bounds: the PE's StepTimeoutSec", .config = "[Policy]\nStepTimeoutSec=7\n"
+	  "[Device 0000:01:00.1]\nStepTimeoutSec=90\n",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") }, .q = ASK_BOUNDS,
+	  .step_timeout = SEC(90) },
+
+	/* check_op(): what a lost OP_DONE means */
+	{ "lost: error_detected, end not kept", .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0) }, .q = LOST(REPORT, ERROR_DETECTED), .then = X_RESET(HOT) },
+	{ "lost: a RECOVER, end not kept", .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0) }, .q = LOST(RECOVER, UNSPEC), .then = X_RESET(HOT) },
+	{ "lost: a RECOVER, kept: its steps", .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0) }, .q = KEPT(RECOVER, UNSPEC, 0, PCIERR_RESULT_UNSPEC),
+	  .replay = true, .then = X_RESET(HOT) },
+	{ "lost: a reset that failed", .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0), REP(ERROR_DETECTED, NR) },
+	  .q = KEPT(RESET, UNSPEC, -EIO, PCIERR_RESULT_UNSPEC), .then = X_RESET(FUNDAMENTAL) },
+	{ "lost: a reset, end not kept", .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0), REP(ERROR_DETECTED, NR) },
+	  .q = LOST(RESET, UNSPEC), .then = X_RESET(FUNDAMENTAL) },
+	{ "lost: kept NEED_RESET", .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .before = { FREEZE(0, 0) }, .q = KEPT(REPORT, ERROR_DETECTED, 0, NR),
+	  .then = X_RESET(HOT) },
+	{ "lost: kept DISCONNECT of members", .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .before = { FREEZE(0, 0) }, .q = KEPT(REPORT, ERROR_DETECTED, 0, DC),
+	  .then = X_DISABLE(DISCONNECT) },
+	/* the copy was wrong: a card hot-unplugged anyway (no slot_reset)
+	 * answered DISCONNECT, which the live merge leaves out (its vote
+	 * does not count: partial hotplug); the copy gave that DISCONNECT
+	 * to the aware card too and disabled the PE */
+	{ "lost: kept DISCONNECT of a card that is unplugged anyway",
+	  .devs = { AWARE("0000:01:00.0"), ED_ONLY("0000:01:00.1") },
+	  .before = { FREEZE(0, 0) }, .q = KEPT(REPORT, ERROR_DETECTED, 0, DC),
+	  .then = X_REMOVE(0x2), .copy = X_DISABLE(DISCONNECT) },
+	{ "lost: kept RECOVERED after slot_reset", .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0), REP(ERROR_DETECTED, NR), OP(RESET) },
+	  .q = KEPT(REPORT, SLOT_RESET, 0, RC), .then = X_REPORT(RESUME) },
+	{ "lost: kept CAN_RECOVER after mmio_enabled: a reset",
+	  .devs = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") },
+	  .before = { FREEZE(0, 0), REP(ERROR_DETECTED, CR, CR), OP(ENABLE_IO) },
+	  .q = KEPT(REPORT, MMIO_ENABLED, 0, CR), .then = X_RESET(HOT) },
+	/* a kept end without an answer: no vote, and not "gone" (a live
+	 * step that no device answered would be) */
+	{ "lost: kept, no vote: not gone", .devs = { AWARE("0000:01:00.0") },
+	  .before = { FREEZE(0, 0), REP(ERROR_DETECTED, NR), OP(RESET) },
+	  .q = KEPT(REPORT, SLOT_RESET, 0, PCIERR_RESULT_UNSPEC), .then = X_REPORT(RESUME) },
+};
+
+static void check_exp(const char *ctx, const struct pcierr_policy_output *out,
+		      const struct exp *x)
+{
+	ck_assert_msg(out->action == x->action, "%s: action %s, expected %s (reason %s)", ctx,
+		      pcierr_policy_action_to_string(out->action),
+		      pcierr_policy_action_to_string(x->action),
+		      pcierr_policy_reason_to_string(out->reason));
+	if (x->action == PCIERR_ACTION_RESET)
+		ck_assert_msg(out->reset_type == x->reset, "%s: reset %d, expected %d", ctx,
+			      out->reset_type, x->reset);
+	if (x->action == PCIERR_ACTION_REPORT)
+		ck_assert_msg(out->step == x->step, "%s: step %d, expected %d", ctx, out->step,
+			      x->step);
+	if (x->action == PCIERR_ACTION_REMOVE)
+		check_devices(ctx, out, x);
+	if (x->action == PCIERR_ACTION_DISABLE)
+		ck_assert_msg(out->reason == x->reason, "%s: reason %s", ctx,
+			      pcierr_policy_reason_to_string(out->reason));
+}
+
+START_TEST(test_plan)
+{
+	const struct plan_case *pc = &plan_table[_i];
+	struct pcierr_policy_device devs[MAXD] = {};
+	struct pcierr_config cfg;
+	struct pcierr_config_error err = {};
+	struct pcierr_policy_pe pe = {
+		.addr = "0000:00:1c.0",
+		.reset_types = reset_types(pc->rt),
+		.devices = devs,
+		.state = pc->state,
+		.flags = pc->flags,
+		.backend = pc->backend,
+	};
+	struct pcierr_recovery rec = PCIERR_RECOVERY_INIT, saved;
+	struct pcierr_policy_output *out = calloc(1, sizeof(*out));
+	struct pcierr_policy_query q = pc->q;
+	struct pcierr_policy_plan plan;
+	char ctx[256];
+
+	ck_assert_ptr_nonnull(out);
+	pcierr_config_init(&cfg);
+	if (pc->config)
+		ck_assert_msg(pcierr_config_parse_string(&cfg, pc->config, "test.conf", &err) == 0,
+			      "%s: config: %s:%u: %s", pc->name, err.file, err.line, err.message);
+	pe.n_devices = to_devices(pc->devs, devs);
+
+	for (size_t i = 0; i < PLANIN && pc->before[i].kind != IN_END; i++) {
+		struct pcierr_policy_result results[MAXD + 1] = {};
+		struct pcierr_policy_event ev = {
+			.now = T0 + pc->before[i].t,
+			.device = pc->before[i].named ? devs[pc->before[i].named - 1].addr : NULL,
+			.results = results,
+		};
+
+		snprintf(ctx, sizeof(ctx), "'%s' input %zu", pc->name, i + 1);
+		to_event(&pc->before[i], devs, pe.n_devices, results, &ev, ctx);
+		ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+		for (size_t e = 0; e < out->n_effects; e++)
+			if (out->effects[e].type != PCIERR_EFFECT_PE_FREEZE_RECORDED)
+				devs[out->effects[e].device].history = out->effects[e].record;
+	}
+	snprintf(ctx, sizeof(ctx), "'%s'", pc->name);
+	if (pc->recover) {
+		ck_assert_msg(out->recover == (pc->recover > 0), "%s: recover %d (action %s)", ctx,
+			      out->recover, pcierr_policy_action_to_string(out->action));
+		if (pc->recover > 0)
+			ck_assert_msg(out->action == PCIERR_ACTION_REPORT &&
+				      out->reset_type == pc->recover_reset,
+				      "%s: RECOVER's reset %d, expected %d", ctx, out->reset_type,
+				      pc->recover_reset);
+	}
+
+	q.now = T0 + SEC(120);
+	saved = rec;
+	ck_assert_int_eq(pcierr_policy_plan(&cfg, &pe, &rec, &q, &plan), 0);
+	ck_assert_msg(memcmp(&saved, &rec, sizeof(rec)) == 0, "%s: the plan changed rec", ctx);
+	ck_assert_msg(plan.step_timeout_usec == (pc->step_timeout ? pc->step_timeout :
+						  SEC(PCIERR_DEFAULT_STEP_TIMEOUT_SEC)),
+		      "%s: step timeout %llu", ctx, (unsigned long long)plan.step_timeout_usec);
+	ck_assert_msg(plan.arm == pc->arm && (!pc->arm || plan.arm_reset == pc->arm_reset),
+		      "%s: arm %d (reset %d), expected %d (%d)", ctx, plan.arm, plan.arm_reset,
+		      pc->arm, pc->arm_reset);
+
+	if (q.question == PCIERR_PLAN_LOST) {
+		struct pcierr_recovery copy = rec;
+		struct pcierr_policy_result fake[MAXD];
+		struct pcierr_policy_event ev = plan.lost;
+
+		ck_assert_msg(plan.replay == pc->replay, "%s: replay %d", ctx, plan.replay);
+		ck_assert_int_eq(ev.type, PCIERR_POLICY_EV_OP_DONE);
+		ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &rec, &ev, out), 0);
+		check_exp(ctx, out, &pc->then);
+
+		/* the deleted copy: the kept answer as every device's */
+		if (pc->copy.action != PCIERR_ACTION_NOTHING) {
+			snprintf(ctx, sizeof(ctx), "'%s' (the copy)", pc->name);
+			for (size_t d = 0; d < pe.n_devices; d++) {
+				memcpy(fake[d].addr, devs[d].addr, PCIERR_ADDR_MAX);
+				fake[d].result = q.result;
+			}
+			ev.merged = PCIERR_RESULT_UNSPEC;
+			ev.results = fake;
+			ev.n_results = pe.n_devices;
+			ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &copy, &ev, out), 0);
+			check_exp(ctx, out, &pc->copy);
+		}
+	}
+	pcierr_config_done(&cfg);
+	free(out);
+}
+END_TEST
+
+/* Live answers and a kept answer of the same drivers decide alike, where
+ * the kept one can tell (policy.h "Merging") */
+START_TEST(test_kept_like_live)
+{
+	static const enum pcierr_result answers[] = { CR, NR, DC, RC, NO };
+	struct pcierr_policy_device devs[MAXD] = {};
+	const struct dev tab[MAXD] = { AWARE("0000:01:00.0"), AWARE("0000:01:00.1") };
+	struct pcierr_config cfg;
+	struct pcierr_policy_pe pe = {
+		.addr = "0000:00:1c.0", .reset_types = reset_types(RT_BOTH), .devices = devs,
+	};
+	struct pcierr_policy_output *live = calloc(1, sizeof(*live));
+	struct pcierr_policy_output *kept = calloc(1, sizeof(*kept));
+
+	ck_assert_ptr_nonnull(live);
+	ck_assert_ptr_nonnull(kept);
+	pcierr_config_init(&cfg);
+	pe.n_devices = to_devices(tab, devs);
+	for (size_t a = 0; a < sizeof(answers) / sizeof(answers[0]); a++)
+		for (size_t b = 0; b < sizeof(answers) / sizeof(answers[0]); b++) {
+			struct pcierr_policy_event fr = {
+				.type = PCIERR_POLICY_EV_FREEZE, .now = T0,
+				.state = PCIERR_STATE_FROZEN,
+			};
+			struct pcierr_policy_result res[2] = {
+				{ .addr = "0000:01:00.0", .result = answers[a] },
+				{ .addr = "0000:01:00.1", .result = answers[b] },
+			};
+			struct pcierr_policy_event ev = {
+				.type = PCIERR_POLICY_EV_OP_DONE, .now = T0,
+				.op = PCIERR_CMD_REPORT, .step = PCIERR_STEP_ERROR_DETECTED,
+				.results = res, .n_results = 2,
+			};
+			struct pcierr_policy_query q = {
+				.question = PCIERR_PLAN_LOST, .op = PCIERR_CMD_REPORT,
+				.step = PCIERR_STEP_ERROR_DETECTED, .kept = true,
+			};
+			struct pcierr_recovery r1 = PCIERR_RECOVERY_INIT, r2;
+			struct pcierr_policy_plan plan;
+
+			/* the shim's merge (uapi "Merging results"): by rank */
+			q.result = answers[a] == NR || answers[b] == NR ? NR :
+				   answers[a] == DC || answers[b] == DC ? DC :
+				   answers[a] == CR || answers[b] == CR ? CR :
+				   answers[a] == RC || answers[b] == RC ? RC : NO;
+			ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &r1, &fr, live), 0);
+			r2 = r1;
+			ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &r1, &ev, live), 0);
+			ck_assert_int_eq(pcierr_policy_plan(&cfg, &pe, &r2, &q, &plan), 0);
+			ck_assert_int_eq(pcierr_policy_step(&cfg, &pe, &r2, &plan.lost, kept), 0);
+			ck_assert_msg(live->action == kept->action && live->reset_type == kept->reset_type,
+				      "answers %d,%d: live %s, kept %s", answers[a], answers[b],
+				      pcierr_policy_action_to_string(live->action),
+				      pcierr_policy_action_to_string(kept->action));
+		}
+	pcierr_config_done(&cfg);
+	free(live);
+	free(kept);
+}
+END_TEST
+
 Suite *suite_policy(void)
 {
 	Suite *s = suite_create("policy");
@@ -1786,6 +2124,11 @@ Suite *suite_policy(void)
 
 	tc = tcase_create("count");
 	tcase_add_loop_test(tc, test_count, 0, (int)(sizeof(count_table) / sizeof(count_table[0])));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("plan");
+	tcase_add_loop_test(tc, test_plan, 0, (int)(sizeof(plan_table) / sizeof(plan_table[0])));
+	tcase_add_test(tc, test_kept_like_live);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("misc");

@@ -12,7 +12,7 @@ UNIT_SRCS  := $(UNIT_DIR)/check-all.c $(UNIT_DIR)/ckutil.c \
 	$(filter-out $(UNIT_DIR)/cksuite-manager.c $(UNIT_DIR)/cksuite-status.c $(UNIT_DIR)/cksuite-hold.c,$(sort $(wildcard $(UNIT_DIR)/cksuite-*.c)))
 # the parts of the daemon that its suites test (cksuite-policy.c, ...)
 # (the bus layer's: cksuite-bus.c fakes the manager_*() and recovery_*()
-# methods it calls; manager.c and recovery.c are never linked here)
+# methods it calls; manager.c and recovery*.c are never linked here)
 UNIT_DAEMON_SRCS := daemon/policy.c daemon/config.c daemon/state.c \
 	daemon/metrics.c daemon/uevent.c \
 	daemon/bus-manager.c daemon/bus-slot.c daemon/bus-device.c \
@@ -75,7 +75,7 @@ $(UNIT_BIN): $(UNIT_OBJS) $(LIBPCIERR_A)
 # (cksuite-manager.c, fake-kernel.c); the manager_*() and recovery_*()
 # there are the real ones, which cksuite-bus.c in check-all stands in for.
 DAEMON_UNIT_BIN := $(BUILD)/tests/check-daemon
-DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c daemon/recovery.c \
+DAEMON_UNIT_DAEMON_SRCS := $(UNIT_DAEMON_SRCS) daemon/manager.c $(sort $(wildcard daemon/recovery*.c)) \
 	daemon/kernel-source.c daemon/udev-source.c daemon/start.c daemon/metrics-observer.c daemon/metrics-writer.c \
 	daemon/kernel-ops.c daemon/addrmap.c daemon/hold.c daemon/verify-slot.c daemon/aer-stats.c
 DAEMON_UNIT_OBJS := $(BUILD)/$(UNIT_DIR)/check-daemon.o $(BUILD)/$(UNIT_DIR)/cksuite-manager.o \

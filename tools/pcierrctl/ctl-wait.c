@@ -19,7 +19,8 @@
 	"path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"	\
 	"member='NameOwnerChanged',arg0='" CTL_BUS_NAME "'"
 
-/* after a RecoveryFinished "disabled": how long for its PermanentlyDisabled */
+/* after a RecoveryFinished "disabled" without its reason (a pcierrd before
+ * U9): how long for its PermanentlyDisabled */
 #define DISABLED_REASON_WAIT_USEC	(500 * USEC_PER_MSEC)
 
 static uint64_t now_usec(clockid_t clock)
@@ -62,6 +63,11 @@ int ctl_signal_from_message(sd_bus_message *m, struct ctl_signal *sig, char **tm
 			sig->kind = CTL_SIGNAL_RECOVERY_FINISHED;
 			r = sd_bus_message_read(m, "sst", &sig->slot, &sig->result,
 						&sig->duration_usec);
+			/* a pcierrd of U9 says why in the same signal; an
+			 * older one sends PermanentlyDisabled after it */
+			if (r > 0 && sd_bus_message_peek_type(m, NULL, NULL) > 0 &&
+			    sd_bus_message_read(m, "s", &sig->reason) < 0)
+				sig->reason = NULL;
 		} else if (strcmp(member, "PermanentlyDisabled") == 0) {
 			sig->kind = CTL_SIGNAL_PERMANENTLY_DISABLED;
 			r = sd_bus_message_read(m, "sss", &sig->slot, &sig->device, &sig->reason);
@@ -322,7 +328,15 @@ static int on_wait_signal(sd_bus_message *m, void *userdata, sd_bus_error *error
 		if (!w->result)
 			return -ENOMEM;
 		w->duration_usec = sig.duration_usec;
-		/* a disabled slot has its reason next: wait for it a little */
+		if (sig.reason && *sig.reason && strcmp(w->result, "disabled") == 0) {
+			/* the reason in the signal itself (U9) */
+			free(w->reason);
+			w->reason = strdup(sig.reason);
+			if (!w->reason)
+				return -ENOMEM;
+		}
+		/* an older pcierrd sends a disabled slot's reason next: wait
+		 * for it a little */
 		if (strcmp(w->result, "disabled") != 0 || w->reason)
 			wait_done(w);
 		else if (w->event)
