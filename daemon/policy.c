@@ -749,6 +749,10 @@ static int on_verified(struct ctx *c)
 	}
 	if (c->ev->verified)
 		return done(c, true, PCIERR_REASON_RECOVERED);
+	/* nothing to bring back on the hotplug path: a removal is no
+	 * failure of the recovery (scenario 23's race with pciehp) */
+	if (c->ev->gone)
+		return done(c, false, PCIERR_REASON_GONE);
 	return not_verified(c, c->ev->missing);
 }
 

@@ -296,6 +296,9 @@ struct pcierr_policy_event {
 	/* VERIFIED */
 	bool verified;
 	const char *missing;	/* what is not back, in words; NULL: "" */
+	/* not verified because every device checked left the system (a
+	 * surprise removal after resume): the recovery ends "gone" */
+	bool gone;
 };
 
 enum pcierr_policy_action {

@@ -496,15 +496,20 @@ static void verify_poll(struct slot *s, struct follow_up *next)
 	bool final = now >= verify_slot_deadline(s->recovery.verify);
 	pcierr_usec_t took = now - s->recovery.step_started_mono;
 	char missing[512];
-	bool ok;
+	bool ok, gone = false;
 
 	ok = verify_slot_check(s->recovery.verify, final, missing, sizeof(missing));
-	if (!ok && !final) {
+	if (!ok)
+		gone = verify_slot_gone(s->recovery.verify);
+	if (!ok && !final && !gone) {
 		arm(s, VERIFY_POLL_USEC);
 		return;
 	}
 	if (ok) {
 		log_info("Slot %s: verify: the function is back (%llu ms).", s->addr,
+			 (unsigned long long)(took / 1000));
+	} else if (gone) {
+		log_info("Slot %s: verify: its devices left the system (%llu ms).", s->addr,
 			 (unsigned long long)(took / 1000));
 	} else {
 		log_struct(LOG_WARNING, PCIERR_MESSAGE_RECOVERY_FAILED, s->addr, NULL,
@@ -522,6 +527,7 @@ static void verify_poll(struct slot *s, struct follow_up *next)
 		.now = now_realtime_usec(),
 		.mono = now_boottime_usec(),
 		.verified = ok,
+		.gone = gone,
 	};
 	/* the event outlives this frame in next: the words live in the slot */
 	next->ev.missing = verify_slot_missing(s->recovery.verify);

@@ -129,6 +129,25 @@ bool verify_slot_check(struct verify_slot *v, bool final, char *missing, size_t 
 	return ok;
 }
 
+bool verify_slot_gone(const struct verify_slot *v)
+{
+	size_t n = 0;
+
+	if (!v)
+		return false;
+	for (size_t i = 0; i < v->n_snaps; i++) {
+		struct verify_snapshot now;
+
+		if (!v->snaps[i].present)
+			continue;
+		if (verify_read_sysfs(verify_sysfs_root, v->snaps[i].addr, &now) >= 0 &&
+		    now.present)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 const char *verify_slot_missing(const struct verify_slot *v)
 {
 	return v ? v->missing : "";

@@ -41,6 +41,10 @@ pcierr_usec_t verify_slot_deadline(const struct verify_slot *v);
  */
 bool verify_slot_check(struct verify_slot *v, bool final, char *missing, size_t size);
 
+/* Have all the remembered devices that existed left the system (none of
+ * them in sysfs now)? false when nothing is remembered */
+bool verify_slot_gone(const struct verify_slot *v);
+
 /* what the latest final check found missing ("" when it passed) */
 const char *verify_slot_missing(const struct verify_slot *v);
 

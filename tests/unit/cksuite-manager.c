@@ -329,6 +329,33 @@ START_TEST(verify_escalates_and_fails)
 }
 END_TEST
 
+/*
+ * The card left the system after its resume (pciehp's removal racing the
+ * recovery, VM scenario 23 on 6.12): the check ends the recovery "gone"
+ * at once, without the hotplug path on an empty slot or a failure
+ */
+START_TEST(verify_card_gone_ends_gone)
+{
+	char cmd[320];
+
+	vtree_new();
+	vtree_mkdir_tty();
+	start(30);
+	m->config.defaults.verify_sec = 20;
+	run_idle();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/bus/pci/devices/%s'", vroot, DEV_A);
+	ck_assert_int_eq(system(cmd), 0);
+	inject_a();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset report:resume");
+	ck_assert_str_eq(slot_a()->status.last_result, "gone");
+	ck_assert_uint_eq(m->counters.verify_failures, 0);
+	ck_assert_uint_eq(m->counters.recoveries_failed, 1);
+	stop();
+	vtree_free();
+}
+END_TEST
+
 /* the function back at once: recovered by the callbacks alone */
 START_TEST(verify_back_at_once)
 {
@@ -3067,6 +3094,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, storm_perm_failure_not_folded);
 	tcase_add_test(tc, resync_normal_pe_with_errors_is_healthy);
 	tcase_add_test(tc, udev_burst_read_once);
+	tcase_add_test(tc, verify_card_gone_ends_gone);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(sc, 300);
 	tcase_add_test(sc, scale_linear);

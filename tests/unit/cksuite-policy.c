@@ -78,6 +78,7 @@ struct in {
 	enum pcierr_reset_type rtype;		/* ... ADMIN */
 	bool verified;				/* VERIFIED */
 	const char *missing;
+	bool gone;
 };
 
 #define FREEZE(tt, d)	{ .kind = IN_FREEZE, .t = (tt), .named = (d) + 1 }
@@ -118,6 +119,7 @@ struct in {
 /* the daemon's check after a recovery (issue 25) */
 #define VERIFIED_OK	{ .kind = IN_VERIFIED, .verified = true }
 #define VERIFIED_NOT(m)	{ .kind = IN_VERIFIED, .missing = (m) }
+#define VERIFIED_GONE	{ .kind = IN_VERIFIED, .missing = "0000:01:00.0: gone", .gone = true }
 
 #define CR	PCIERR_RESULT_CAN_RECOVER
 #define NR	PCIERR_RESULT_NEED_RESET
@@ -1183,6 +1185,14 @@ static const struct scenario scenarios[] = {
 		HOTPLUG_TO_RESCAN,
 		{ OP(RESCAN), X_VERIFY(PCIERR_DEFAULT_VERIFY_SEC) },
 		{ VERIFIED_OK, X_DONE_OK, "1" } } },
+	{ "its devices left the system while checked: gone, no hotplug path on an empty slot",
+	  .verify = true,
+	  .devs = { AWARE("0000:01:00.0") },
+	  .steps = {
+		RESET_TO_VERIFY,
+		{ VERIFIED_GONE, X_DONE_FAIL(GONE) },
+		/* a card plugged in later is recovered as usual */
+		{ FREEZE(SEC(60), 0), X_REPORT(ERROR_DETECTED), "2" } } },
 	{ "not back after the hotplug either: failed with what is missing, nothing disabled",
 	  .verify = true,
 	  .devs = { AWARE("0000:01:00.0") },
@@ -1413,6 +1423,7 @@ static void to_event(const struct in *in, const struct pcierr_policy_device *dev
 		ev->type = PCIERR_POLICY_EV_VERIFIED;
 		ev->verified = in->verified;
 		ev->missing = in->missing;
+		ev->gone = in->gone;
 		break;
 	default:
 		ck_abort_msg("%s: bad input", ctx);
