@@ -16,7 +16,7 @@
 #   make vm-initramfs            just the initramfs
 #
 # VM_TIMEOUT (seconds, default 2400) bounds the whole VM run on the host;
-# VM_SYSTEMD_TIMEOUT (default 600) the systemd mode's.
+# VM_SYSTEMD_TIMEOUT (default 900) the systemd mode's.
 
 VM_DIR       := tests/vm
 VM_TIMEOUT   ?= 2400
@@ -26,7 +26,7 @@ AER_INJECT   := $(BUILD)/aer-inject
 JSON_CHECK   := $(BUILD)/json-check
 BLKPAT       := $(BUILD)/blkpat
 UDP_STREAM   := $(BUILD)/udp-stream
-VM_SYSTEMD_TIMEOUT ?= 600
+VM_SYSTEMD_TIMEOUT ?= 900
 VM_SYSROOT   := $(BUILD)/vm/sysroot
 # what the guest needs from the rest of the tree (pcierrd once
 # daemon/daemon.mk, which has its rule, is there)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeout: 90
+# timeout: 180
 #
 # systemd 1: "systemctl start pcierrd" under real systemd.
 #   Before: pcierrd.service installed, not running; pcierr_shim loaded at
