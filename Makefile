@@ -87,8 +87,9 @@ include bench/bench.mk
 include debian/deb.mk
 
 # On 6.12 (docs/kernels.md) two boots: the driver suite, 493 s in CI, and
-# the scenarios of resets, hotplug and the switch with 44 and 48, 6 min 56 s
-# here at load average 5-12 (an estimate of 5-6 min on a quiet host).
+# the scenarios of resets, hotplug and the switch with 44 and 48, 6 min 19 s
+# and 6 min 56 s here at load average 5-7 and 5-12 (an estimate of 5-6 min
+# on a quiet host).
 check: deps
 	$(MAKE) all
 	$(MAKE) module-check

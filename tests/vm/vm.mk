@@ -238,8 +238,9 @@ vm-matrix-full: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 # data across the owner timeout and under reclaim, which 6.1's nvme-pci
 # loses: VM_FAULTS_DEFECTS_6.1); make check-kernels runs every suite on it.
 VM_612_KVER = $(call kver_of,6.12)
-# vm-check-6.12 is one boot: 6 min 56 s of wall time with the module's
-# build (412 s the VM; load average 4.9 to 11.7, two other helpers' VMs;
+# vm-check-6.12 is one boot: 6 min 19 s of wall time with the module's
+# build (358 s the VM; load average 5.2 to 7.1, two other helpers' VMs;
+# 6 min 56 s at 4.9 to 11.7;
 # branch k612, docs/kernels.md has each scenario's time); an estimate for
 # a quiet host is 5-6 min. Left to check-kernels (whose vm-check runs every scenario
 # on 6.12), for time: 04 (the answers of the callbacks merged, 64 s: the
