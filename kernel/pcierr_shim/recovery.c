@@ -439,19 +439,34 @@ pcierr_recover_step(struct pcierr_op *op, u8 cmd, u32 step)
 	return st;
 }
 
+/*
+ * Did the last REPORT find every device of the PE gone (none left, or
+ * each answering GONE)? Bridges count: a switch whose cards are gone is
+ * frozen with them, and its ports' answers recover it for a card added
+ * later.
+ */
+static bool pcierr_recover_all_gone(struct pcierr_op *op)
+{
+	const struct pcierr_dev_result *res = op->step_res[op->nsteps - 1];
+	unsigned int i, n = op->step_nres[op->nsteps - 1];
+
+	for (i = 0; i < n; i++)
+		if (res[i].answer.reason != PCIERR_REASON_GONE)
+			return false;
+	return true;
+}
+
 /* After a REPORT: stop where the policy would not go on by itself. */
 static bool pcierr_recover_stops(struct pcierr_op *op,
 				 const struct pcierr_step_status *st)
 {
 	const struct pcierr_dev_result *res = op->step_res[op->nsteps - 1];
-	unsigned int i, n = op->step_nres[op->nsteps - 1], gone = 0;
+	unsigned int i, n = op->step_nres[op->nsteps - 1];
 	bool nohandler = false;
 
 	pci_ers_result_t merged = st->merged.ers;
 
 	for (i = 0; i < n; i++) {
-		if (res[i].answer.reason == PCIERR_REASON_GONE)
-			gone++;
 		/* err.c: a bridge without a port driver votes NONE */
 		if (res[i].bridge)
 			continue;
@@ -459,11 +474,7 @@ static bool pcierr_recover_stops(struct pcierr_op *op,
 		    res[i].answer.reason == PCIERR_REASON_NO_DRIVER)
 			nohandler = true;
 	}
-	/*
-	 * Bridges count: a switch whose cards are gone is frozen with them,
-	 * and its ports' answers recover it for a card added later.
-	 */
-	if (gone == n)
+	if (pcierr_recover_all_gone(op))
 		op->stop = PCIERR_RECOVER_STOP_GONE;
 	else if (merged == PCI_ERS_RESULT_DISCONNECT)
 		op->stop = PCIERR_RECOVER_STOP_DISCONNECT;
@@ -510,7 +521,14 @@ void pcierr_op_recover(struct pcierr_op *op)
 	}
 	if (!pcierr_recover_step(op, PCIERR_CMD_REPORT, PCIERR_STEP_RESUME))
 		goto out;
-	op->stop = PCIERR_RECOVER_STOP_RECOVERED;
+	/*
+	 * A hot-unplug racing the RECOVER (pciehp lets go of its reset_lock
+	 * while it unbinds and deletes the devices) may take the last of
+	 * them between slot_reset and resume: that PE is gone, not
+	 * recovered (pcierr_pe_emptied_locked() made it REMOVED).
+	 */
+	op->stop = pcierr_recover_all_gone(op) ? PCIERR_RECOVER_STOP_GONE :
+		   PCIERR_RECOVER_STOP_RECOVERED;
 out:
 	/* The OP_DONE's errno: the last step's (or why none ran) */
 	if (op->stop == PCIERR_RECOVER_STOP_FROZEN_AGAIN)

@@ -167,14 +167,18 @@ static int pcierr_reset_function(struct pcierr_pe *pe, struct pci_dev *pdev)
 
 /*
  * Put the healthy config space back, keeping the saved state of the PM
- * core or the driver (their slot_reset may restore their own). Bus
- * mastering only if the driver still wants it (D31).
+ * core or the driver (their slot_reset may restore their own), except a
+ * bridge's: the kernel saves that at enumeration (6.12's
+ * pci_bus_add_device()) or at the port driver's probe, before
+ * pci_enable_bridge() turned bus mastering on for a device below, and
+ * pcieport's slot_reset restores it; the healthy snapshot, taken since,
+ * becomes it. Bus mastering only if the driver still wants it (D31).
  */
 static void pcierr_restore_healthy(struct pcierr_dev *dev)
 {
 	struct pci_dev *pdev = dev->pdev;
 	struct pci_saved_state *prev;
-	bool was;
+	bool was, loaded;
 	u16 cmd;
 
 	device_lock(&pdev->dev);
@@ -183,10 +187,16 @@ static void pcierr_restore_healthy(struct pcierr_dev *dev)
 		goto out;
 	was = pdev->state_saved;
 	prev = pci_store_saved_state(pdev);
-	if (!pci_load_saved_state(pdev, dev->healthy))
+	loaded = !pci_load_saved_state(pdev, dev->healthy);
+	if (loaded)
 		pci_restore_state(pdev);
-	pci_load_saved_state(pdev, prev);
-	pdev->state_saved = was;
+	if (loaded && pci_is_bridge(pdev)) {
+		/* pci_restore_state() cleared it; the buffers still hold it */
+		pdev->state_saved = true;
+	} else {
+		pci_load_saved_state(pdev, prev);
+		pdev->state_saved = was;
+	}
 	kfree(prev);
 	if (!pci_is_bridge(pdev) && !pdev->is_busmaster) {
 		pci_bus_read_config_word(pdev->bus, pdev->devfn, PCI_COMMAND,

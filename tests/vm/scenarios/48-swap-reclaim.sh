@@ -20,10 +20,12 @@
 # guest's hung-task limit), which bounds how long that defect takes to
 # show. It shows: nvme's timeouts reset the controller again and again and
 # at last disable it, and the swapped-out pages are lost ("the hog's copy
-# 1 differs", I/O errors). So this scenario is in VM_FAULTS_DEFECTS
-# (tests/vm/vm.mk, "make vm-faults-defects"), not in make check, until
-# nvme-pci (or QEMU) is mended; its first half, the shim's RECOVER ending
-# "recovered" with reclaim waiting for the frozen disk, passes.
+# 1 differs", I/O errors). So on 6.1 this scenario is in
+# VM_FAULTS_DEFECTS_6.1 (tests/vm/vm.mk, "make vm-faults-defects"), not in
+# vm-check; its first half, the shim's RECOVER ending "recovered" with
+# reclaim waiting for the frozen disk, passes. 6.12's nvme-pci has the
+# fix: there no nvme timeout fires, every page and file reads back right,
+# and make check runs it (vm-check-6.12).
 # And nvme_reset_work() itself allocates with GFP_KERNEL
 # (pci_enable_device() -> acpi_pci_irq_enable() -> sysfs nodes) while the
 # namespace's queue is still frozen: if that allocation has to reclaim

@@ -491,7 +491,9 @@ enum pcierr_recover_stop {
 	PCIERR_RECOVER_STOP_NO_HANDLER,	/* error_detected: NONE, NO_DRIVER */
 	/*
 	 * every device of the subtree answered GONE, its bridges included: a
-	 * switch whose cards are gone is still recovered (its ports answer)
+	 * switch whose cards are gone is still recovered (its ports answer).
+	 * At any REPORT, resume included: a hot-unplug that took the last
+	 * device while the RECOVER ran ends it GONE, not RECOVERED.
 	 */
 	PCIERR_RECOVER_STOP_GONE,
 	PCIERR_RECOVER_STOP_NOT_RECOVERED, /* see below */
