@@ -20,7 +20,8 @@ mx_row() {
 }
 
 # mx_recover PE DEV: pcierrd started, the freeze and the recovery
-# (recovery_of): $rec_mode $fin_result $fin_usec $INJ_T0 $INJ_T1 $INJ_RC
+# (recovery_of): $rec_mode $fin_result $fin_usec $INJ_T0 $INJ_T1 $INJ_RC;
+# $mx_path, the row's path: $rec_mode and MX_PATH_NOTE (the scenario's why)
 mx_recover() {
 	if [ -n "${MX_WAIT:-}" ]; then
 		# a driver known to wait for its own timeouts: bounded by MX_WAIT s
@@ -46,6 +47,8 @@ mx_recover() {
 	full-hotplug) mx_path="full hotplug" ;;
 	*) mx_path=$rec_mode ;;
 	esac
+	# why this path (a scenario's own words, e.g. the shipped list's Method=)
+	mx_path="$mx_path${MX_PATH_NOTE:-}"
 }
 
 # mx_nic NAME PE DEV DRIVER HOST: a NIC with the peer's stream running
