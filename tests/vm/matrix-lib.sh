@@ -51,6 +51,19 @@ mx_recover() {
 	mx_path="$mx_path${MX_PATH_NOTE:-}"
 }
 
+# mx_slow_remove HUNG WAIT: a driver without handlers whose REMOVE waits
+# for the read lost in the freeze to time out in its own error handling
+# (the SCSI midlayer's command timeout, then the driver's abort and
+# reset): that wait is bounded, but longer than the test bed's 30 s
+# hung-task bound. HUNG: the bound for this scenario (set back at its
+# end); WAIT: how long its recovery is awaited (MX_WAIT)
+mx_slow_remove() {
+	_hung=/proc/sys/kernel/hung_task_timeout_secs
+	CLEANUP_CMD="echo $(cat "$_hung") > $_hung"
+	echo "$1" > "$_hung"
+	MX_WAIT=$2
+}
+
 # mx_nic NAME PE DEV DRIVER HOST: a NIC with the peer's stream running
 mx_nic() {
 	mx_n=$1 mx_pe=$2 mx_dev=$3 mx_drv=$4 mx_host=$5

@@ -16,9 +16,5 @@
 . "$PCIERR_TREE/tests/vm/drivers-lib.sh"
 # shellcheck source=tests/vm/matrix-lib.sh
 . "$PCIERR_TREE/tests/vm/matrix-lib.sh"
-HUNG=/proc/sys/kernel/hung_task_timeout_secs
-hung0=$(cat "$HUNG")
-echo 120 > "$HUNG"
-CLEANUP_CMD="echo $hung0 > $HUNG"
-MX_WAIT=150
+mx_slow_remove 120 150
 mx_disk pvscsi "$RP_PVSCSI" "$PVSCSI" vmw_pvscsi "$DISK_PVSCSI_SECTORS"
