@@ -506,5 +506,5 @@ void pcierr_keep_away(struct pcierr_dev *dev)
 	kref_get(&dev->kref);
 	kick->dev = dev;
 	INIT_WORK(&kick->work, pcierr_kick_fn);
-	queue_work(pcierr_wq, &kick->work);
+	queue_work(pcierr_hotplug_wq, &kick->work);
 }

@@ -225,6 +225,7 @@ struct pcierr_op {
 /* main.c */
 extern struct workqueue_struct *pcierr_wq;
 extern struct workqueue_struct *pcierr_recover_wq;
+extern struct workqueue_struct *pcierr_hotplug_wq;
 extern bool pcierr_exiting;
 extern unsigned int pcierr_event_queue_len;
 

@@ -36,6 +36,19 @@ MODULE_PARM_DESC(event_queue_len,
  */
 struct workqueue_struct *pcierr_wq;
 /*
+ * What adds or deletes devices through the driver core: REMOVE, RESCAN,
+ * DISABLE, ENABLE, the owner-timeout fallback, a disabled PE's devices
+ * kicked out. device_del() flushes the device's runtime-PM work, on pm_wq,
+ * and drivers' remove() and probe() flush queues of their own: none of
+ * them WQ_MEM_RECLAIM, so a rescuer could not promise progress there, and
+ * a WQ_MEM_RECLAIM worker flushing them is a WARNING (seen: "WQ_MEM_RECLAIM
+ * pcierr/... is flushing !WQ_MEM_RECLAIM pm:pm_runtime_work", from
+ * sd_remove() in a REMOVE). So these run on a plain unbound queue, as
+ * pciehp removes devices from its IRQ thread, never a reclaim worker; one
+ * operation per PE still holds (pe->busy).
+ */
+struct workqueue_struct *pcierr_hotplug_wq;
+/*
  * Armed RECOVERs (auto.c): unbound, so that they follow
  * wq_unbound_cpumask (never an isolated or nohz_full CPU that happened to
  * take the interrupt) and never hold a CPU's per-CPU high-priority pool
@@ -68,7 +81,8 @@ static int __init pcierr_init(void)
 	pcierr_recover_wq = alloc_workqueue("pcierr_recover",
 					    WQ_UNBOUND | WQ_HIGHPRI |
 					    WQ_MEM_RECLAIM, 0);
-	if (!pcierr_recover_wq) {
+	pcierr_hotplug_wq = alloc_workqueue("pcierr_hotplug", WQ_UNBOUND, 0);
+	if (!pcierr_recover_wq || !pcierr_hotplug_wq) {
 		ret = -ENOMEM;
 		goto err_wq;
 	}
@@ -92,6 +106,8 @@ err_event:
 	pcierr_event_exit();
 err_wq:
 	rcu_barrier();
+	if (pcierr_hotplug_wq)
+		destroy_workqueue(pcierr_hotplug_wq);
 	if (pcierr_recover_wq)
 		destroy_workqueue(pcierr_recover_wq);
 	destroy_workqueue(pcierr_wq);
@@ -104,6 +120,7 @@ static void __exit pcierr_exit(void)
 	pcierr_stop();
 	pcierr_event_exit();
 	rcu_barrier();		/* device records freed after grace periods */
+	destroy_workqueue(pcierr_hotplug_wq);
 	destroy_workqueue(pcierr_recover_wq);
 	destroy_workqueue(pcierr_wq);
 	pr_info("unloaded\n");

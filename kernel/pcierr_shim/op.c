@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pcierr operations: one at a time per PE, run from the PE's own ordered
- * work queue (an armed RECOVER from pcierr_recover_wq; both WQ_MEM_RECLAIM,
- * main.c), never under a netlink lock, completed by an OP_DONE.
+ * work queue (an armed RECOVER from pcierr_recover_wq; both WQ_MEM_RECLAIM;
+ * those that add or delete devices from pcierr_hotplug_wq: main.c), never
+ * under a netlink lock, completed by an OP_DONE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -164,10 +165,24 @@ int pcierr_op_claim(struct pcierr_pe *pe, struct pcierr_op *op, u64 pe_id)
 	return ret;
 }
 
-/* Run a claimed operation on its PE's work queue. */
+/*
+ * Run a claimed operation on its PE's work queue, or, where it adds or
+ * deletes devices, on pcierr_hotplug_wq (main.c).
+ */
 void pcierr_op_start(struct pcierr_op *op)
 {
-	queue_work(op->pe->wq, &op->work);
+	switch (op->cmd) {
+	case PCIERR_CMD_REMOVE:
+	case PCIERR_CMD_RESCAN:
+	case PCIERR_CMD_DISABLE:
+	case PCIERR_CMD_ENABLE:
+	case PCIERR_CMD_OWNER_RECOVER:
+		queue_work(pcierr_hotplug_wq, &op->work);
+		break;
+	default:
+		queue_work(op->pe->wq, &op->work);
+		break;
+	}
 }
 
 /* Run an armed RECOVER on its own queue (main.c); any context. */

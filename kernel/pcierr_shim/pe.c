@@ -972,6 +972,7 @@ void pcierr_pe_quiesce(void)
 		flush_workqueue(pe->wq);
 		pcierr_pe_put(pe);
 	}
+	flush_workqueue(pcierr_hotplug_wq);	/* those that add or delete devices */
 }
 
 /*
@@ -1044,6 +1045,7 @@ void pcierr_pe_exit(void)
 
 	bus_unregister_notifier(&pci_bus_type, &pcierr_bus_nb);
 	/* Pending keep-away removals and events. */
+	flush_workqueue(pcierr_hotplug_wq);
 	flush_workqueue(pcierr_wq);
 
 	mutex_lock(&pcierr_topo_lock);

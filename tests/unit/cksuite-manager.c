@@ -373,6 +373,46 @@ START_TEST(verify_back_at_once)
 }
 END_TEST
 
+static bool a_resumed(void)
+{
+	return strstr(commands(), "report:resume") != NULL;
+}
+
+static bool never(void)
+{
+	return false;
+}
+
+/* a slow driver: its ttyS comes back a while after resume, within
+ * VerifySec. The check looks again until its bound and reads sysfs anew
+ * each time: recovered by the callbacks, never escalated (no replug of a
+ * PE that did recover) */
+START_TEST(verify_waits_for_a_slow_driver)
+{
+	vtree_new();
+	vtree_mkdir_tty();
+	start(30);
+	m->config.defaults.verify_sec = 5;
+	run_idle();
+	vtree_tty(false);
+	inject_a();
+	ck_assert(run_until(a_resumed, 5000000));
+	/* several polls see it missing */
+	ck_assert(!run_until(never, 800000));
+	ck_assert(!a_idle_with_result());
+	ck_assert_ptr_null(strstr(commands(), "remove"));
+	ck_assert_uint_eq(m->counters.verify_failures, 0);
+	vtree_mkdir_tty();
+	ck_assert(run_until(a_idle_with_result, 5000000));
+	ck_assert_str_eq(commands(), "report:error_detected reset:hot report:slot_reset report:resume");
+	ck_assert_str_eq(slot_a()->status.last_result, "recovered");
+	ck_assert_uint_eq(m->counters.verify_failures, 0);
+	ck_assert_uint_eq(m->counters.hotplug_fallbacks, 0);
+	stop();
+	vtree_free();
+}
+END_TEST
+
 START_TEST(observer_hears_in_order)
 {
 	heard[0] = 0;
@@ -3029,6 +3069,7 @@ Suite *suite_manager(void)
 	tcase_add_test(tc, start_finds_slots);
 	tcase_add_test(tc, recovery_acts_first);
 	tcase_add_test(tc, verify_back_at_once);
+	tcase_add_test(tc, verify_waits_for_a_slow_driver);
 	tcase_add_test(tc, verify_escalates_and_comes_back);
 	tcase_add_test(tc, verify_escalates_and_fails);
 	tcase_add_test(tc, observer_hears_in_order);

@@ -20,7 +20,8 @@ mx_row() {
 }
 
 # mx_recover PE DEV: pcierrd started, the freeze and the recovery
-# (recovery_of): $rec_mode $fin_result $fin_usec $INJ_T0 $INJ_T1 $INJ_RC
+# (recovery_of): $rec_mode $fin_result $fin_usec $INJ_T0 $INJ_T1 $INJ_RC;
+# $mx_path, the row's path: $rec_mode and MX_PATH_NOTE (the scenario's why)
 mx_recover() {
 	if [ -n "${MX_WAIT:-}" ]; then
 		# a driver known to wait for its own timeouts: bounded by MX_WAIT s
@@ -46,6 +47,21 @@ mx_recover() {
 	full-hotplug) mx_path="full hotplug" ;;
 	*) mx_path=$rec_mode ;;
 	esac
+	# why this path (a scenario's own words, e.g. the shipped list's Method=)
+	mx_path="$mx_path${MX_PATH_NOTE:-}"
+}
+
+# mx_slow_remove HUNG WAIT: a driver without handlers whose REMOVE waits
+# for the read lost in the freeze to time out in its own error handling
+# (the SCSI midlayer's command timeout, then the driver's abort and
+# reset): that wait is bounded, but longer than the test bed's 30 s
+# hung-task bound. HUNG: the bound for this scenario (set back at its
+# end); WAIT: how long its recovery is awaited (MX_WAIT)
+mx_slow_remove() {
+	_hung=/proc/sys/kernel/hung_task_timeout_secs
+	CLEANUP_CMD="echo $(cat "$_hung") > $_hung"
+	echo "$1" > "$_hung"
+	MX_WAIT=$2
 }
 
 # mx_nic NAME PE DEV DRIVER HOST: a NIC with the peer's stream running
@@ -135,7 +151,10 @@ mx_class_of() {
 		[ -e "$_c" ] && basename "$_c"
 	done
 }
-mx_has_class() { [ -n "$(mx_class_of "$1" "$2")" ]; }
+# ... or, where a scenario names MX_CLASS_OF, that function's (the same
+# arguments): for class devices that are not below their PCI device
+mx_classes() { "${MX_CLASS_OF:-mx_class_of}" "$@"; }
+mx_has_class() { [ -n "$(mx_classes "$1" "$2")" ]; }
 
 # mx_io_loop KIND ARG: in the background until killed, one line per
 # operation ("ok" or "err") into $TMP/mxio, with the guest time:
@@ -182,11 +201,11 @@ mx_class() {
 	require_normal "$mx_pe"
 	wait_until 20 bound_to "$mx_dev" "$mx_drv" || fail "$mx_dev is bound to '$(driver_of "$mx_dev")', not $mx_drv"
 	wait_until 30 mx_has_class "$mx_dev" "$mx_glob" || fail "$mx_dev ($mx_drv) has no $mx_glob"
-	mx_before=$(mx_class_of "$mx_dev" "$mx_glob" | tr '\n' ' ' | sed 's/ $//')
+	mx_before=$(mx_classes "$mx_dev" "$mx_glob" | tr '\n' ' ' | sed 's/ $//')
 	ok "$mx_dev ($mx_drv): $mx_before"
 	pd_begin "$mx_pe" "$mx_dev"
 	case $mx_io in
-	tty) mx_io_loop tty "$(mx_class_of "$mx_dev" "$mx_glob" | head -n 1)" ;;
+	tty) mx_io_loop tty "$(mx_classes "$mx_dev" "$mx_glob" | head -n 1)" ;;
 	rng) mx_io_loop rng - ;;
 	esac
 	sleep 2
@@ -194,7 +213,7 @@ mx_class() {
 	wait_until 20 bound_to "$mx_dev" "$mx_drv" || fail "$mx_dev not bound to $mx_drv after the recovery (driver $(driver_of "$mx_dev"))"
 	mx_ver=yes
 	wait_until 20 mx_has_class "$mx_dev" "$mx_glob" || mx_ver=NO
-	mx_after=$(mx_class_of "$mx_dev" "$mx_glob" | tr '\n' ' ' | sed 's/ $//')
+	mx_after=$(mx_classes "$mx_dev" "$mx_glob" | tr '\n' ' ' | sed 's/ $//')
 	io_before=- io_during=- io_after=-
 	if [ "$mx_io" != - ]; then
 		sleep 3

@@ -19,11 +19,7 @@ run rmmod megaraid_sas
 run modprobe megaraid_sas scmd_timeout=10 resetwaittime=1
 [ "$rc" = 0 ] || fail "modprobe megaraid_sas scmd_timeout=10 resetwaittime=1 failed"
 wait_until 30 bound_to "$MEGASAS" megaraid_sas || fail "$MEGASAS not bound to megaraid_sas after its reload"
-HUNG=/proc/sys/kernel/hung_task_timeout_secs
-hung0=$(cat "$HUNG")
-echo 150 > "$HUNG"
-CLEANUP_CMD="echo $hung0 > $HUNG"
+mx_slow_remove 150 200
 pd_conf "[Policy]
 StepTimeoutSec=120"
-MX_WAIT=200
 mx_disk megasas "$RP_MEGASAS" "$MEGASAS" megaraid_sas "$DISK_MXMEGASAS_SECTORS"
