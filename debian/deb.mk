@@ -49,13 +49,16 @@ alerts-check:
 # them with apt in the guest, whose root is the host's under a tmpfs
 # overlay. The host itself never gets them: checked before and after.
 DEB_CHECK_TIMEOUT ?= 3600
-DEB_PKGS := pcierr-dkms pcierrd libpcierr2 libpcierr-dev
+DEB_PKGS := pcierr-dkms pcierrd libpcierr2 libpcierr-dev pcierrd-dbgsym libpcierr2-dbgsym
 
+# (any trace in dpkg's database counts: "rc", a package removed but not
+# purged, too)
 define deb_host_clean
 	@for p in $(DEB_PKGS); do \
-		if [ "$$(dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | cut -c1-2)" = ii ]; then \
-			echo "deb-check: $$p is installed on the host $(1): deb-check must not install it there" >&2; \
-			exit 1; fi; done
+		s=$$(dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | cut -c1-2); \
+		case "$$s" in ""|un) ;; *) \
+			echo "deb-check: $$p is known to the host's dpkg ($$s) $(1): deb-check must not install it there" >&2; \
+			exit 1 ;; esac; done
 endef
 
 deb-check: $(VM_DEPS) $(JSON_CHECK) $(DEB_STAMP) $(DEB_UP_STAMP)
