@@ -51,6 +51,10 @@ for p in $PKGS; do
 	expect "$p before" "$(status "$p")" ""
 done
 [ -e /sys/module/pcierr_shim ] && fail "pcierr_shim is loaded before the install"
+# (guest/init hides the build host's /var/lib/pcierr)
+for d in /var/lib/pcierr /etc/pcierr; do
+	[ -e "$d" ] && fail "$d exists before the install"
+done
 expect "pcierrd.service before" "$(systemctl show -P LoadState pcierrd.service)" not-found
 root_snapshot > "$STATE/root-before"
 info "the root before: $(wc -l < "$STATE/root-before") differences from the host's"
@@ -74,6 +78,8 @@ case "$out" in
 esac
 ko=$(modinfo -n pcierr_shim)
 expect "pcierr_shim's file" "$ko" "/lib/modules/$kver/updates/dkms/pcierr_shim.ko"
+shim_ko_written | grep -q "/updates/dkms/pcierr_shim.ko$" ||
+	fail "DKMS's pcierr_shim.ko is not among the files the guest wrote (04-remove looks there)"
 [ -e /sys/module/pcierr_shim ] || fail "pcierr_shim is not loaded after the install"
 ok "pcierr_shim loaded"
 expect "modules-load.d" "$(grep -v '^#' /usr/lib/modules-load.d/pcierr.conf)" pcierr_shim

@@ -30,7 +30,7 @@ ok "pcierr_shim unloaded"
 dkms_status
 expect "dkms status exit status" "$rc" 0
 [ -z "$out" ] || fail "dkms still knows pcierr after the removal"
-find /lib/modules -name 'pcierr_shim.ko*' | grep . && fail "a pcierr_shim.ko is left in /lib/modules"
+shim_ko_written | grep . && fail "a pcierr_shim.ko is left in /lib/modules"
 ok "the module is gone"
 [ -f /var/lib/pcierr/state.db ] || fail "the removal deleted the state database"
 ok "the state database is kept"
