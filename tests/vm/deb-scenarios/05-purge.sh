@@ -9,7 +9,8 @@
 #   too (directories, /lib -> usr/lib); and the root is as it was before
 #   01-install: the
 #   same differences from the host's (root_snapshot, common.sh), apt's and
-#   dpkg's own records aside.
+#   dpkg's own records aside, and DKMS's signing key (dkms's, kept for
+#   every DKMS module: named in the log).
 # shellcheck source=tests/vm/deb-scenarios/common.sh
 . "$(dirname "$0")/common.sh"
 
