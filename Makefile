@@ -4,7 +4,8 @@
 # fragment (*.mk); this file holds what they share.
 #
 #   make            build everything (module, library, tools)
-#   make check      unit tests, then the VM tests, then the packages
+#   make check      unit tests, the VM tests, the packages (built, then
+#                   installed in the VM: deb-check)
 #   make deb        the Debian packages (debian/deb.mk)
 #   make demo       build, boot the test VM, show recovery
 #   make install    DESTDIR= PREFIX= honoured
@@ -107,6 +108,7 @@ check: deps
 	$(MAKE) vm-systemd-check
 	$(MAKE) alerts-check
 	$(MAKE) deb
+	$(MAKE) deb-check
 	$(MAKE) vm-drivers-check
 	$(MAKE) vm-matrix-check
 	$(MAKE) vm-drivers-check-6.12

@@ -14,7 +14,7 @@
 [ -f /var/lib/pcierr/state.db ] || fail "no /var/lib/pcierr/state.db before the removal"
 dbgsym=$(dpkg-query -W -f='${Package}\n' '*-dbgsym' 2>/dev/null | grep -E '^(pcierrd|libpcierr2)-dbgsym$' | tr '\n' ' ')
 # shellcheck disable=SC2086
-run $APT remove $PKGS $dbgsym
+apt_run remove $PKGS $dbgsym
 expect "apt-get remove exit status" "$rc" 0
 # pcierrd keeps its conffile (rc); the others have none, dpkg may forget them
 expect "pcierrd after the removal" "$(status pcierrd)" rc
@@ -27,9 +27,10 @@ bus_has_owner && fail "org.pcierr1 still has an owner after the removal"
 ok "pcierrd stopped"
 [ -e /sys/module/pcierr_shim ] && fail "pcierr_shim is still loaded after the removal"
 ok "pcierr_shim unloaded"
-run dkms status pcierr
+dkms_status
+expect "dkms status exit status" "$rc" 0
 [ -z "$out" ] || fail "dkms still knows pcierr after the removal"
-find /lib/modules -name 'pcierr_shim.ko*' | grep . && fail "a pcierr_shim.ko is left in /lib/modules"
+shim_ko_written | grep . && fail "a pcierr_shim.ko is left in /lib/modules"
 ok "the module is gone"
 [ -f /var/lib/pcierr/state.db ] || fail "the removal deleted the state database"
 ok "the state database is kept"

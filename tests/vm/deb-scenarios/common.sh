@@ -22,23 +22,50 @@ export DEBIAN_FRONTEND=noninteractive
 # installed on the host (scripts/install-deps), whose root the guest has
 APT="apt-get -y -q -o Acquire::Retries=0"
 
+# apt_run ARGS...: "apt-get ARGS", its output as it comes with the
+# seconds since it started (when the scenario's time runs out, the log
+# says where: DKMS's build, depmod); $rc its exit status
+apt_run() {
+	_t0=$(now_ns)
+	echo "+ $APT $*"
+	{ $APT "$@"; echo $? > "$TMP/apt.rc"; } 2>&1 |
+		while IFS= read -r _l; do
+			echo "  | [$(ms_between "$_t0" "$(now_ns)" | awk '{ printf "%.1f", $1 / 1000 }')s] $_l"
+		done
+	rc=$(cat "$TMP/apt.rc")
+	info "apt-get $1 took $(ms_between "$_t0" "$(now_ns)") ms"
+}
+
 # apt_install_debs DIR: "apt-get install ./*.deb" in DIR, as an
 # administrator does; it must exit 0
 apt_install_debs() {
 	cd "$1" || fail "no $1"
 	ls ./*.deb
-	_t0=$(now_ns)
-	# apt's output as it comes (with the seconds since it started): when
-	# the scenario's time runs out, the log says where (DKMS's build)
-	echo "+ $APT install ./*.deb"
-	{ $APT install ./*.deb; echo $? > "$TMP/apt.rc"; } 2>&1 |
-		while IFS= read -r _l; do
-			echo "  | [$(ms_between "$_t0" "$(now_ns)" | awk '{ printf "%.1f", $1 / 1000 }')s] $_l"
-		done
-	rc=$(cat "$TMP/apt.rc")
+	apt_run install ./*.deb
 	expect "apt-get install ./*.deb in $1: exit status" "$rc" 0
-	ok "apt-get install took $(ms_between "$_t0" "$(now_ns)") ms"
 	cd /
+}
+
+# dkms_status: "dkms status pcierr", its standard output in $out, $rc;
+# its standard error only in the log: dkms 3.0's own check of /proc
+# ("[ -e <(echo) ]") races and at times prints "echo: write error: Broken
+# pipe" (seen in 04-remove, where it made an empty status look non-empty)
+dkms_status() {
+	echo "+ dkms status pcierr"
+	out=$(dkms status pcierr 2> "$TMP/dkms.err")
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/  | /'
+	[ -s "$TMP/dkms.err" ] && sed 's/^/  | (stderr) /' "$TMP/dkms.err"
+	return 0
+}
+
+# shim_ko_written: the pcierr_shim.ko files the guest wrote into
+# /lib/modules. They are in the overlay's upper layer (merged /usr:
+# usr/lib/modules), where find is quick: over the host's whole
+# /lib/modules (9p) it took 100 s under TCG. 01-install checks that it
+# finds DKMS's, 04-remove that none is left.
+shim_ko_written() {
+	find "$UPPER/usr/lib/modules" "$UPPER/lib/modules" -name 'pcierr_shim.ko*' ! -type c 2> /dev/null
 }
 
 # version PKG: the installed version ("" when not installed)
