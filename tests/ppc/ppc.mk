@@ -12,7 +12,7 @@
 # under PPC_ROOT. The module is built in BUILD/ppc/shim (a copy of the
 # sources: the amd64 objects next to them stay as they are).
 
-PPC_ROOT    ?= /var/lib/pcierr/ppc64el
+PPC_ROOT    ?= /var/cache/pcierr-tests/ppc64el
 PPC_KDIR    ?= $(lastword $(sort $(wildcard $(PPC_ROOT)/usr/src/linux-headers-*-powerpc64le)))
 PPC_CROSS   ?= powerpc64le-linux-gnu-
 PPC_BUILD   := $(BUILD)/ppc
