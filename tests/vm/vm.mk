@@ -187,13 +187,16 @@ vm-sanitize: $(VM_DEPS)
 # error_detected, with the kernel's own AER recovery, no pcierr: it fails;
 # pcierr's 90-mixed passes since the shipped list of broken callbacks
 # routes the e1000 to the hotplug path, issue 25). 08-serial-verify: the
-# verified recovery of a pci-serial (issue 25). 99 (megaraid_sas's removal
+# verified recovery of a pci-serial as installed (the shipped list); 96,
+# the same card through its own callbacks and pcierrd's escalation, is a
+# defect: 8250_pci's resume reads a stale stack copy and now and then
+# WARNs (CI run of 2026-12-06). 99 (megaraid_sas's removal
 # waiting for a lost command while another slot recovers) runs last in
 # make check: it reloads megaraid_sas with short timeouts.
 VM_DRIVERS_TIMEOUT ?= 2400
 VM_DRIVERS_SCEN ?= 00-inventory 01-nics 02-scsi 04-rtl8139-hotplug 05-nvme-reset-once \
 	06-profiles 07-e1000-disable 08-serial-verify 90-mixed 99-megasas-hotplug
-VM_DRIVERS_DEFECTS := 03-nvme 98-nvme-kernel-aer 97-mixed-kernel-aer
+VM_DRIVERS_DEFECTS := 03-nvme 98-nvme-kernel-aer 97-mixed-kernel-aer 96-serial-callbacks-verify
 .PHONY: vm-drivers-check vm-drivers-defects
 vm-drivers-check: $(VM_DEPS) $(BLKPAT) $(UDP_STREAM) $(PCIERRCTL)
 	$(VM_DIR)/run --topology drivers --build $(BUILD) --kver $(KVER) \

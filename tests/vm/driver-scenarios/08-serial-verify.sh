@@ -3,19 +3,15 @@
 # timeout: 300
 #
 # Driver suite 8 (issue 25): verified recovery on a pci-serial (serial,
-# 8250_pci: error_detected, slot_reset, resume; its error_detected detaches
-# the ports, its resume registers them again).
-#   1. Without the shipped list of broken drivers: `pcierrctl inject` on
-#      the card; the callbacks "recover" it, pcierrd's check finds its ttyS
-#      missing (RecoveryStep verify=missing) within its VerifySec=5 (set
-#      by [Driver serial]), escalates once to the hotplug
-#      path (remove, wait_udev, reset, rescan: a fresh driver instance);
-#      the ttyS is back, verified: recovered. Bytes written to the ttyS
-#      reach QEMU's chardev file before the freeze and after.
-#   2. With systemd/pcierrd.conf.d/50-known-broken.conf ([Driver serial]
-#      Method=hotplug): the same freeze goes to the hotplug path at once
-#      (RecoveryStarted full-hotplug, no callback called), recovered and
-#      verified, the ttyS back and writing.
+# 8250_pci: error_detected, slot_reset, resume) as pcierrd is installed:
+# with systemd/pcierrd.conf.d/50-known-broken.conf ([Driver serial]
+# Method=hotplug) a freeze goes to the hotplug path at once
+# (RecoveryStarted full-hotplug, no callback called), recovered and
+# verified, the ttyS back and writing (bytes written to it reach QEMU's
+# chardev file before the freeze and after). The same card through its
+# own callbacks (the ttyS lost, pcierrd's check escalating to hotplug) is
+# driver scenario 96, a known driver defect outside make check (its resume
+# may WARN: see there).
 # shellcheck source=tests/vm/lib.sh
 . "$VM_LIB"
 # shellcheck source=tests/vm/drivers-lib.sh
@@ -52,41 +48,13 @@ TTY0=$(tty_of "$DEV") || fail "$DEV has no ttyS"
 ok "$DEV is bound to serial with $TTY0"
 serial_io before
 
-# --- 1. no list: callbacks, verification, escalation ---
-# the bound of the check, for this driver only (the default is 30 s)
-pd_conf "[Driver serial]
-VerifySec=5"
+# --- the shipped list: hotplug at once ---
+mkdir -p "$PD_CONFD"
+cp "$PCIERR_TREE/systemd/pcierrd.conf.d/50-known-broken.conf" "$PD_CONFD/"
 sig_start
 pcierrd_start
 bus_objects "$PE" "$DEV"
 h=$(handlers_of "$DEV")
-recovery_of "$PE" "$DEV"
-expect "RecoveryStarted mode" "$rec_mode" callbacks
-steps1=$(step_names "$PE")
-echo "  steps: $steps1"
-case "$steps1" in
-*"resume verify remove wait_udev reset rescan"*) ok "the check found the ttyS missing after resume and escalated to hotplug" ;;
-*) fail "steps '$steps1': no verify=missing after resume followed by the hotplug path" ;;
-esac
-grep -q "tty 0 of 1" "$PD_LOG" || fail "pcierrd's log does not say the tty is missing"
-ok "pcierrd says what was missing: $(grep -o "$DEV: tty 0 of 1" "$PD_LOG" | head -1)"
-expect "RecoveryFinished" "$fin_result" recovered
-expect "pcierrctl inject exit status" "$INJ_RC" 0
-# the bound is the serial's VerifySec=5, not the default 30 s
-[ "$fin_usec" -lt 25000000 ] || fail "recovered in $fin_usec us: the check waited more than [Driver serial] VerifySec=5"
-has_tty || fail "RecoveryFinished recovered, but $DEV has no ttyS"
-bound_to "$DEV" serial || fail "$DEV not bound to serial after the recovery"
-serial_io after-escalation
-row "$DEV" serial "$h" "callbacks, not verified (ttyS missing) -> hotplug" "$(ms "$fin_usec")" \
-	"pcierr-before written" - "pcierr-after-escalation written" "ttyS back, verified"
-pcierrd_stop
-
-# --- 2. the shipped list: hotplug at once ---
-mkdir -p "$PD_CONFD"
-cp "$PCIERR_TREE/systemd/pcierrd.conf.d/50-known-broken.conf" "$PD_CONFD/"
-# (the signal monitor of part 1 goes on: recovery_of marks where to look)
-pcierrd_start
-bus_objects "$PE" "$DEV"
 recovery_of "$PE" "$DEV"
 expect "RecoveryStarted mode (Method=hotplug)" "$rec_mode" full-hotplug
 expect "steps" "$(step_names "$PE")" "remove wait_udev reset rescan"
@@ -96,6 +64,6 @@ grep -q "Method=hotplug" "$PD_LOG" || fail "pcierrd's log does not name Method=h
 has_tty || fail "RecoveryFinished recovered, but $DEV has no ttyS"
 serial_io after-list
 row "$DEV" serial "$h" "Method=hotplug (shipped list)" "$(ms "$fin_usec")" \
-	"pcierr-after-escalation written" - "pcierr-after-list written" "ttyS back, verified"
+	"pcierr-before written" - "pcierr-after-list written" "ttyS back, verified"
 pcierrd_stop
 rm -f "$PD_CONFD/50-known-broken.conf"
