@@ -363,3 +363,25 @@ nvme_resets_stop() {
 	grep 'nvme_reset_work' "$NVME_TR/trace" | sed 's/^/  | /'
 	resets=$(grep -c ' nvme_reset_work <-' "$NVME_TR/trace")
 }
+
+# The pci-serial's (driver scenarios 08 and 96; SEROUT: QEMU's chardev file)
+# tty_of DEV: its ttyS (below the PCI device, or below serial-base
+# devices on newer kernels)
+tty_of() {
+	for _t in "$SYS/$1"/tty/* "$SYS/$1"/*/*/tty/*; do
+		[ -e "$_t" ] && { basename "$_t"; return 0; }
+	done
+	return 1
+}
+has_tty() { tty_of "$DEV" >/dev/null; }
+
+# serial_io WORD: WORD written to the card's ttyS reaches QEMU's file
+serial_io() {
+	_tty=$(tty_of "$DEV") || fail "$DEV has no ttyS ($1)"
+	[ -c "/dev/$_tty" ] || fail "no /dev/$_tty (devtmpfs)"
+	timeout 10 sh -c "stty -F /dev/$_tty raw 115200 clocal && printf 'pcierr-%s\n' '$1' > /dev/$_tty" ||
+		fail "writing to /dev/$_tty ($1) failed"
+	wait_until 10 grep -q "pcierr-$1" "$SEROUT" ||
+		fail "pcierr-$1 written to /dev/$_tty did not reach QEMU ($SEROUT: $(tail -c 200 "$SEROUT" 2>/dev/null))"
+	ok "/dev/$_tty ($DEV) writes: pcierr-$1 reached QEMU"
+}

@@ -23,27 +23,6 @@ SEROUT=$PCIERR_OUT/pci-serial.out
 require_normal "$PE"
 bound_to "$DEV" serial || fail "$DEV is not bound to serial (driver $(driver_of "$DEV"))"
 
-# tty_of DEV: its ttyS (below the PCI device, or below serial-base
-# devices on newer kernels)
-tty_of() {
-	for _t in "$SYS/$1"/tty/* "$SYS/$1"/*/*/tty/*; do
-		[ -e "$_t" ] && { basename "$_t"; return 0; }
-	done
-	return 1
-}
-has_tty() { tty_of "$DEV" >/dev/null; }
-
-# serial_io WORD: WORD written to the card's ttyS reaches QEMU's file
-serial_io() {
-	_tty=$(tty_of "$DEV") || fail "$DEV has no ttyS ($1)"
-	[ -c "/dev/$_tty" ] || fail "no /dev/$_tty (devtmpfs)"
-	timeout 10 sh -c "stty -F /dev/$_tty raw 115200 clocal && printf 'pcierr-%s\n' '$1' > /dev/$_tty" ||
-		fail "writing to /dev/$_tty ($1) failed"
-	wait_until 10 grep -q "pcierr-$1" "$SEROUT" ||
-		fail "pcierr-$1 written to /dev/$_tty did not reach QEMU ($SEROUT: $(tail -c 200 "$SEROUT" 2>/dev/null))"
-	ok "/dev/$_tty ($DEV) writes: pcierr-$1 reached QEMU"
-}
-
 TTY0=$(tty_of "$DEV") || fail "$DEV has no ttyS"
 ok "$DEV is bound to serial with $TTY0"
 serial_io before
